@@ -1,0 +1,217 @@
+//! A mask prepared for queries under one area set: walkability and connected regions.
+
+use std::sync::Arc;
+
+use crate::{AreaSet, Point, WalkMask};
+
+/// A [`WalkMask`] prepared for queries with one [`AreaSet`].
+///
+/// Holds a connected-region label per pixel (4 bytes a pixel, computed once), laid out
+/// with a blocked one-pixel border so that the fill's inner loop needs no bounds
+/// checks. Two pixels are in the same region when a walker can go from one to the
+/// other; a destination in another region is answered without a fill.
+///
+/// Moves between pixels are the 4 cardinal steps and the 4 diagonal steps whose two
+/// side pixels are both walkable (no squeezing between pixels that touch at a corner),
+/// so regions are the 4-connected components of the enabled pixels.
+///
+/// Cloning is cheap: the labels and the mask are shared.
+#[derive(Clone)]
+pub struct NavGrid {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    mask: WalkMask,
+    areas: AreaSet,
+    /// Padded: `(width + 2) * (height + 2)`, 0 = blocked or border, else region id.
+    labels: Vec<u32>,
+    region_count: u32,
+    walkable_count: usize,
+}
+
+impl std::fmt::Debug for NavGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NavGrid")
+            .field("width", &self.width())
+            .field("height", &self.height())
+            .field("areas", &self.inner.areas)
+            .field("regions", &self.inner.region_count)
+            .finish()
+    }
+}
+
+impl NavGrid {
+    /// Prepares `mask` for queries that see only the areas in `areas`. Linear in the
+    /// number of pixels; the mask itself is shared, not copied.
+    pub fn new(mask: WalkMask, areas: AreaSet) -> Self {
+        let (w, h) = (mask.width() as usize, mask.height() as usize);
+        let pw = w + 2;
+        let table = areas.lookup_table();
+        const UNLABELLED: u32 = u32::MAX;
+        let mut labels = vec![0u32; pw * (h + 2)];
+        let mut walkable_count = 0;
+        for (y, row) in mask.areas().chunks_exact(w).enumerate() {
+            let base = (y + 1) * pw + 1;
+            for (x, &a) in row.iter().enumerate() {
+                if table[a as usize] {
+                    labels[base + x] = UNLABELLED;
+                    walkable_count += 1;
+                }
+            }
+        }
+        let mut region_count = 0u32;
+        let mut stack: Vec<usize> = Vec::new();
+        for start in 0..labels.len() {
+            if labels[start] != UNLABELLED {
+                continue;
+            }
+            region_count += 1;
+            labels[start] = region_count;
+            stack.push(start);
+            while let Some(i) = stack.pop() {
+                for n in [i - 1, i + 1, i - pw, i + pw] {
+                    if labels[n] == UNLABELLED {
+                        labels[n] = region_count;
+                        stack.push(n);
+                    }
+                }
+            }
+        }
+        Self {
+            inner: Arc::new(Inner {
+                mask,
+                areas,
+                labels,
+                region_count,
+                walkable_count,
+            }),
+        }
+    }
+
+    /// The mask.
+    pub fn mask(&self) -> &WalkMask {
+        &self.inner.mask
+    }
+
+    /// The enabled areas.
+    pub fn areas(&self) -> AreaSet {
+        self.inner.areas
+    }
+
+    /// Width in pixels.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.inner.mask.width()
+    }
+
+    /// Height in pixels.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.inner.mask.height()
+    }
+
+    /// Number of connected regions.
+    pub fn region_count(&self) -> u32 {
+        self.inner.region_count
+    }
+
+    /// Number of walkable (enabled) pixels.
+    pub fn walkable_count(&self) -> usize {
+        self.inner.walkable_count
+    }
+
+    /// Width of the padded layout (`width + 2`).
+    #[inline]
+    pub(crate) fn padded_width(&self) -> usize {
+        self.inner.mask.width() as usize + 2
+    }
+
+    /// Padded region labels (0 = blocked or border).
+    #[inline]
+    pub(crate) fn labels(&self) -> &[u32] {
+        &self.inner.labels
+    }
+
+    /// Padded index of pixel `(x, y)` (which must be inside the mask).
+    #[inline]
+    pub(crate) fn index(&self, x: u32, y: u32) -> usize {
+        (y as usize + 1) * self.padded_width() + x as usize + 1
+    }
+
+    /// Pixel of a padded index.
+    #[inline]
+    pub(crate) fn pixel_of(&self, index: usize) -> (u32, u32) {
+        let pw = self.padded_width();
+        ((index % pw - 1) as u32, (index / pw - 1) as u32)
+    }
+
+    /// The region of pixel `(x, y)`: `None` when blocked or outside the mask.
+    #[inline]
+    pub fn region(&self, x: u32, y: u32) -> Option<u32> {
+        if x >= self.width() || y >= self.height() {
+            return None;
+        }
+        match self.inner.labels[self.index(x, y)] {
+            0 => None,
+            r => Some(r),
+        }
+    }
+
+    /// Whether pixel `(x, y)` is inside the mask and in an enabled area.
+    #[inline]
+    pub fn is_walkable(&self, x: u32, y: u32) -> bool {
+        self.region(x, y).is_some()
+    }
+
+    /// The region of the pixel containing `p`, if any.
+    pub fn region_at(&self, p: Point) -> Option<u32> {
+        let (x, y) = p.pixel()?;
+        self.region(x, y)
+    }
+
+    /// Whether a walker at `a` can reach `b` (both walkable and in one region).
+    pub fn connected(&self, a: Point, b: Point) -> bool {
+        matches!((self.region_at(a), self.region_at(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// Whether `p` is finite and inside `[0, width) x [0, height)`.
+    pub fn contains(&self, p: Point) -> bool {
+        p.is_finite()
+            && p.x >= 0.0
+            && p.y >= 0.0
+            && p.x < self.width() as f32
+            && p.y < self.height() as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_four_connected_components() {
+        // Two pixels touching only at a corner are different regions.
+        let mask = WalkMask::new(3, 3, vec![1, 0, 0, 0, 2, 0, 0, 0, 1]).unwrap();
+        let grid = NavGrid::new(mask.clone(), AreaSet::all());
+        assert_eq!(grid.region_count(), 3);
+        assert_ne!(grid.region(0, 0), grid.region(1, 1));
+        let only2 = NavGrid::new(mask, AreaSet::only(&[2]));
+        assert_eq!(only2.region_count(), 1);
+        assert_eq!(only2.region(0, 0), None);
+        assert!(only2.is_walkable(1, 1));
+        assert_eq!(only2.walkable_count(), 1);
+    }
+
+    #[test]
+    fn index_round_trip() {
+        let grid = NavGrid::new(WalkMask::from_fn(7, 5, |_, _| 1).unwrap(), AreaSet::all());
+        for y in 0..5 {
+            for x in 0..7 {
+                assert_eq!(grid.pixel_of(grid.index(x, y)), (x, y));
+            }
+        }
+        assert_eq!(grid.region_count(), 1);
+        assert!(!grid.is_walkable(7, 0));
+    }
+}

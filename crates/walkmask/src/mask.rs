@@ -1,0 +1,284 @@
+//! Walk masks: one area id per pixel, decoded from images or Moving AI `.map` files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+/// Size limits applied when a mask is created or decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaskLimits {
+    /// Largest accepted width in pixels.
+    pub max_width: u32,
+    /// Largest accepted height in pixels.
+    pub max_height: u32,
+    /// Largest accepted `width * height`.
+    pub max_pixels: u64,
+}
+
+impl Default for MaskLimits {
+    /// 16384 x 16384 at most, and at most 8192 x 8192 pixels in all
+    /// (a 4K room is 3840 x 2160).
+    fn default() -> Self {
+        Self {
+            max_width: 16384,
+            max_height: 16384,
+            max_pixels: 8192 * 8192,
+        }
+    }
+}
+
+/// A colour channel, for [`DecodeRule::Channel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ColorChannel {
+    /// Red.
+    Red,
+    /// Green.
+    Green,
+    /// Blue.
+    Blue,
+    /// Alpha.
+    Alpha,
+}
+
+/// One entry of a [`DecodeRule::Colors`] table: pixels of exactly this RGB colour
+/// (alpha ignored) belong to `area`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AreaColor {
+    /// The colour, `[r, g, b]`, 8 bits per channel.
+    pub rgb: [u8; 3],
+    /// The area id those pixels get (0 makes them blocked).
+    pub area: u8,
+}
+
+/// How image pixels become area ids.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum DecodeRule {
+    /// Luma >= 128 and alpha >= 128 -> area 1; everything else blocked.
+    #[default]
+    Luma,
+    /// Alpha > 0 -> area 1 (walkable areas painted on a transparent layer).
+    Alpha,
+    /// `channel >= threshold` -> area 1 (for example the blue channel).
+    Channel {
+        /// Which channel is compared.
+        channel: ColorChannel,
+        /// The smallest value that counts as walkable (8-bit scale).
+        threshold: u8,
+    },
+    /// Palette index = area id, 0 = none (Adventure Game Studio's convention).
+    /// Grey images without a palette use the grey level as the id.
+    Indexed,
+    /// Exact colour -> area id; every other colour is blocked.
+    Colors(Vec<AreaColor>),
+}
+
+/// Why a mask could not be created or decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum MaskError {
+    /// Width or height is zero.
+    #[error("walk mask has zero size ({width} x {height})")]
+    Empty {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+    },
+    /// The size is over the configured [`MaskLimits`].
+    #[error("walk mask of {width} x {height} pixels is over the limit ({limits:?})")]
+    TooLarge {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// The limits that were exceeded.
+        limits: MaskLimits,
+    },
+    /// The area buffer does not hold `width * height` bytes.
+    #[error("walk mask data has {actual} bytes, expected {expected}")]
+    SizeMismatch {
+        /// `width * height`.
+        expected: usize,
+        /// What was given.
+        actual: usize,
+    },
+    /// The image could not be decoded (corrupt, truncated or an unsupported format).
+    #[error("could not decode walk mask image: {0}")]
+    Image(#[from] image::ImageError),
+    /// [`DecodeRule::Indexed`] on an image that has neither a palette nor grey levels.
+    #[error("the indexed rule needs a palette or greyscale image, this one is {0}")]
+    NotIndexed(String),
+    /// A Moving AI `.map` file is malformed.
+    #[error("bad Moving AI map, line {line}: {message}")]
+    MovingAi {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file could not be read.
+    #[error("could not read {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// A walk mask: `width x height` area ids, row-major, row 0 at the top.
+///
+/// 0 means blocked, 1..=255 a walkable area. Cloning is cheap (the pixels are shared
+/// behind an [`Arc`]), so one mask can serve many threads without copies.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WalkMask {
+    width: u32,
+    height: u32,
+    areas: Arc<[u8]>,
+}
+
+impl std::fmt::Debug for WalkMask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkMask")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a size against limits.
+pub(crate) fn check_size(width: u32, height: u32, limits: &MaskLimits) -> Result<(), MaskError> {
+    if width == 0 || height == 0 {
+        return Err(MaskError::Empty { width, height });
+    }
+    if width > limits.max_width
+        || height > limits.max_height
+        || width as u64 * height as u64 > limits.max_pixels
+    {
+        return Err(MaskError::TooLarge {
+            width,
+            height,
+            limits: *limits,
+        });
+    }
+    Ok(())
+}
+
+impl WalkMask {
+    /// A mask from row-major area ids, with the default [`MaskLimits`].
+    pub fn new(width: u32, height: u32, areas: Vec<u8>) -> Result<Self, MaskError> {
+        Self::with_limits(width, height, areas, &MaskLimits::default())
+    }
+
+    /// A mask from row-major area ids, checked against `limits`.
+    pub fn with_limits(
+        width: u32,
+        height: u32,
+        areas: Vec<u8>,
+        limits: &MaskLimits,
+    ) -> Result<Self, MaskError> {
+        check_size(width, height, limits)?;
+        let expected = width as usize * height as usize;
+        if areas.len() != expected {
+            return Err(MaskError::SizeMismatch {
+                expected,
+                actual: areas.len(),
+            });
+        }
+        Ok(Self {
+            width,
+            height,
+            areas: areas.into(),
+        })
+    }
+
+    /// A mask whose pixel `(x, y)` gets area `f(x, y)`.
+    pub fn from_fn(
+        width: u32,
+        height: u32,
+        mut f: impl FnMut(u32, u32) -> u8,
+    ) -> Result<Self, MaskError> {
+        check_size(width, height, &MaskLimits::default())?;
+        let mut areas = Vec::with_capacity(width as usize * height as usize);
+        for y in 0..height {
+            for x in 0..width {
+                areas.push(f(x, y));
+            }
+        }
+        Self::new(width, height, areas)
+    }
+
+    /// Width in pixels.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// All area ids, row-major.
+    #[inline]
+    pub fn areas(&self) -> &[u8] {
+        &self.areas
+    }
+
+    /// The area id of pixel `(x, y)`, or `None` outside the mask.
+    #[inline]
+    pub fn area_at(&self, x: u32, y: u32) -> Option<u8> {
+        (x < self.width && y < self.height)
+            .then(|| self.areas[y as usize * self.width as usize + x as usize])
+    }
+
+    /// Decodes an image held in memory (any format the `image` crate was built with;
+    /// PNG, BMP and GIF here) by `rule`, with the default limits.
+    pub fn decode(bytes: &[u8], rule: &DecodeRule) -> Result<Self, MaskError> {
+        Self::decode_with_limits(bytes, rule, &MaskLimits::default())
+    }
+
+    /// Decodes an image held in memory by `rule`, checked against `limits` before
+    /// any pixel buffer is allocated.
+    pub fn decode_with_limits(
+        bytes: &[u8],
+        rule: &DecodeRule,
+        limits: &MaskLimits,
+    ) -> Result<Self, MaskError> {
+        crate::mask_decode::decode(bytes, rule, limits)
+    }
+
+    /// Parses a Moving AI benchmark `.map` file: `.`, `G` and `S` are area 1,
+    /// everything else is blocked.
+    pub fn parse_movingai(text: &str) -> Result<Self, MaskError> {
+        crate::mask_decode::parse_movingai(text, &MaskLimits::default())
+    }
+
+    /// Reads a mask from a file: `.map` files as Moving AI maps (the rule is
+    /// ignored), everything else as an image decoded by `rule`.
+    pub fn open(path: impl AsRef<Path>, rule: &DecodeRule) -> Result<Self, MaskError> {
+        let path = path.as_ref();
+        let io = |source| MaskError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let is_map = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("map"));
+        if is_map {
+            let text = std::fs::read_to_string(path).map_err(io)?;
+            Self::parse_movingai(&text)
+        } else {
+            let bytes = std::fs::read(path).map_err(io)?;
+            Self::decode(&bytes, rule)
+        }
+    }
+
+    /// Number of pixels whose area is in `areas`.
+    pub fn count_walkable(&self, areas: &crate::AreaSet) -> usize {
+        let table = areas.lookup_table();
+        self.areas.iter().filter(|&&a| table[a as usize]).count()
+    }
+}

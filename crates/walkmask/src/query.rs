@@ -1,0 +1,398 @@
+//! Path queries: endpoints, straight line first, fill, trace, simplify, beautify.
+
+use std::time::{Duration, Instant};
+
+use crate::fill::FillScratch;
+use crate::geom::polyline_length;
+use crate::los::line_of_sight;
+use crate::simplify::simplify_runs;
+use crate::smooth::beautify;
+use crate::snap::{nearest_in_region, nearest_walkable};
+use crate::trace::trace_downhill;
+use crate::{DistanceField, NavGrid, Point};
+
+/// How a query ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathStatus {
+    /// The path ends at the requested destination.
+    Found,
+    /// The destination was blocked or unreachable; the path ends at the centre of the
+    /// reachable pixel nearest to it.
+    Snapped,
+    /// No path: nothing walkable near the start, or snapping was turned off and the
+    /// destination cannot be reached.
+    Unreachable,
+}
+
+impl PathStatus {
+    /// `"found"`, `"snapped"` or `"unreachable"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PathStatus::Found => "found",
+            PathStatus::Snapped => "snapped",
+            PathStatus::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// Counters of one query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathStats {
+    /// Pixels the search settled (0 when the straight line was clear).
+    pub visited: usize,
+    /// Wall time of the query.
+    pub elapsed: Duration,
+}
+
+/// A query's answer: plain data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathResult {
+    /// How it ended.
+    pub status: PathStatus,
+    /// The walk, from the (possibly snapped) start to the end. Empty when
+    /// unreachable; a single point when start and end coincide.
+    pub waypoints: Vec<Point>,
+    /// Length of the walk in pixels.
+    pub length: f32,
+    /// Counters.
+    pub stats: PathStats,
+}
+
+impl PathResult {
+    /// A result with no path.
+    pub fn unreachable(visited: usize, elapsed: Duration) -> Self {
+        Self {
+            status: PathStatus::Unreachable,
+            waypoints: Vec::new(),
+            length: 0.0,
+            stats: PathStats { visited, elapsed },
+        }
+    }
+
+    /// Whether there is a path to walk (found or snapped).
+    pub fn is_walkable(&self) -> bool {
+        self.status != PathStatus::Unreachable
+    }
+}
+
+/// Why a query could not be answered.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum QueryError {
+    /// A coordinate is NaN or infinite.
+    #[error("{which} point ({x}, {y}) is not a finite number")]
+    NotFinite {
+        /// `"start"` or `"destination"`.
+        which: &'static str,
+        /// x as given.
+        x: f32,
+        /// y as given.
+        y: f32,
+    },
+    /// A point lies outside `[0, width) x [0, height)`.
+    #[error("{which} point ({x}, {y}) is outside the {width} x {height} mask")]
+    OutsideMask {
+        /// `"start"` or `"destination"`.
+        which: &'static str,
+        /// x as given.
+        x: f32,
+        /// y as given.
+        y: f32,
+        /// Mask width.
+        width: u32,
+        /// Mask height.
+        height: u32,
+    },
+}
+
+/// Options of a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PathOptions {
+    /// When the destination is blocked or unreachable, walk to the reachable pixel
+    /// nearest to it (status [`PathStatus::Snapped`]) instead of answering
+    /// [`PathStatus::Unreachable`]. Default: true.
+    pub snap_destination: bool,
+    /// Line-of-sight shortcuts after the trace. Default: true.
+    pub beautify: bool,
+}
+
+impl Default for PathOptions {
+    fn default() -> Self {
+        Self {
+            snap_destination: true,
+            beautify: true,
+        }
+    }
+}
+
+/// The two ends of a query after validation and snapping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Endpoints {
+    /// Where the walk starts (moved to the nearest walkable pixel centre when the
+    /// requested start was blocked).
+    pub start: Point,
+    /// Pixel of `start`.
+    pub start_pixel: (u32, u32),
+    /// Where the walk ends.
+    pub end: Point,
+    /// Pixel of `end`.
+    pub end_pixel: (u32, u32),
+    /// Whether `end` differs from the requested destination.
+    pub snapped: bool,
+}
+
+/// Validates `start` and `goal` and applies the snapping rules. `Ok(None)` means
+/// unreachable (nothing walkable, or a destination in another region with snapping
+/// off).
+pub fn resolve_endpoints(
+    grid: &NavGrid,
+    start: Point,
+    goal: Point,
+    options: &PathOptions,
+) -> Result<Option<Endpoints>, QueryError> {
+    check_point(grid, start, "start")?;
+    check_point(grid, goal, "destination")?;
+    let (mut start, mut start_pixel) = (start, start.pixel().expect("checked"));
+    let region = match grid.region(start_pixel.0, start_pixel.1) {
+        Some(r) => r,
+        None => {
+            let Some(p) = nearest_walkable(grid, start) else {
+                return Ok(None);
+            };
+            start_pixel = p;
+            start = Point::pixel_center(p.0, p.1);
+            grid.region(p.0, p.1).expect("walkable")
+        }
+    };
+    let goal_pixel = goal.pixel().expect("checked");
+    if grid.region(goal_pixel.0, goal_pixel.1) == Some(region) {
+        return Ok(Some(Endpoints {
+            start,
+            start_pixel,
+            end: goal,
+            end_pixel: goal_pixel,
+            snapped: false,
+        }));
+    }
+    if !options.snap_destination {
+        return Ok(None);
+    }
+    let end_pixel = nearest_in_region(grid, goal, region).expect("the start's region is not empty");
+    Ok(Some(Endpoints {
+        start,
+        start_pixel,
+        end: Point::pixel_center(end_pixel.0, end_pixel.1),
+        end_pixel,
+        snapped: true,
+    }))
+}
+
+fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), QueryError> {
+    if !p.is_finite() {
+        return Err(QueryError::NotFinite {
+            which,
+            x: p.x,
+            y: p.y,
+        });
+    }
+    if !grid.contains(p) {
+        return Err(QueryError::OutsideMask {
+            which,
+            x: p.x,
+            y: p.y,
+            width: grid.width(),
+            height: grid.height(),
+        });
+    }
+    Ok(())
+}
+
+/// Builds the final waypoints from a pixel chain running from the start pixel to the
+/// end pixel: pixel centres, collinear runs dropped, the exact start and end points
+/// put at the ends, then beautified.
+pub fn finish_path(
+    grid: &NavGrid,
+    pixels: &[(u32, u32)],
+    start: Point,
+    end: Point,
+    options: &PathOptions,
+) -> Vec<Point> {
+    let runs = simplify_runs(pixels);
+    let mut path = Vec::with_capacity(runs.len() + 2);
+    path.push(start);
+    for &(x, y) in &runs {
+        let c = Point::pixel_center(x, y);
+        if path.last() != Some(&c) {
+            path.push(c);
+        }
+    }
+    if path.last() != Some(&end) {
+        path.push(end);
+    }
+    if options.beautify {
+        beautify(grid, &mut path);
+    }
+    path
+}
+
+/// Wraps finished waypoints into a result.
+pub(crate) fn result(
+    ends: &Endpoints,
+    waypoints: Vec<Point>,
+    visited: usize,
+    started: Instant,
+) -> PathResult {
+    PathResult {
+        status: if ends.snapped {
+            crate::PathStatus::Snapped
+        } else {
+            crate::PathStatus::Found
+        },
+        length: polyline_length(&waypoints),
+        waypoints,
+        stats: PathStats {
+            visited,
+            elapsed: started.elapsed(),
+        },
+    }
+}
+
+/// Answers path queries, reusing its buffers from one query to the next. Keep one per
+/// worker thread; it is `Send`.
+#[derive(Debug, Default)]
+pub struct Pathfinder {
+    scratch: FillScratch,
+    chain: Vec<usize>,
+    pixels: Vec<(u32, u32)>,
+    options: PathOptions,
+}
+
+impl Pathfinder {
+    /// A pathfinder with default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A pathfinder with `options`.
+    pub fn with_options(options: PathOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &PathOptions {
+        &self.options
+    }
+
+    /// Bytes held by the reusable buffers.
+    pub fn memory_bytes(&self) -> usize {
+        self.scratch.memory_bytes() + self.chain.capacity() * 8 + self.pixels.capacity() * 8
+    }
+
+    /// A path from `start` to `goal` on `grid` (points in pixel units).
+    ///
+    /// The straight line is tried first; otherwise a distance fill runs from the end
+    /// pixel toward the start and stops once the start is settled, then the path is
+    /// traced, simplified and beautified.
+    pub fn find_path(
+        &mut self,
+        grid: &NavGrid,
+        start: Point,
+        goal: Point,
+    ) -> Result<PathResult, QueryError> {
+        let started = Instant::now();
+        let Some(ends) = resolve_endpoints(grid, start, goal, &self.options)? else {
+            return Ok(PathResult::unreachable(0, started.elapsed()));
+        };
+        if line_of_sight(grid, ends.start, ends.end) {
+            let waypoints = if ends.start == ends.end {
+                vec![ends.start]
+            } else {
+                vec![ends.start, ends.end]
+            };
+            return Ok(result(&ends, waypoints, 0, started));
+        }
+        let source = grid.index(ends.end_pixel.0, ends.end_pixel.1);
+        let target = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+        let outcome = self.scratch.fill(grid, source, Some(target));
+        self.chain.clear();
+        let toward = (ends.end.x, ends.end.y);
+        if !outcome.reached
+            || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
+        {
+            // Same region guarantees reachability; kept as a defensive answer.
+            return Ok(PathResult::unreachable(outcome.settled, started.elapsed()));
+        }
+        self.pixels.clear();
+        self.pixels.extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
+        let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
+        Ok(result(&ends, waypoints, outcome.settled, started))
+    }
+}
+
+impl DistanceField {
+    /// The path a walker standing at the field's source takes to `goal`: traced from
+    /// `goal` downhill to the source and reversed, so it costs microseconds instead of
+    /// a fill. The walk starts at `from` (a point in the source pixel, usually the
+    /// walker's exact position). Snapping applies as in [`Pathfinder::find_path`].
+    pub fn path_to(
+        &self,
+        from: Point,
+        goal: Point,
+        options: &PathOptions,
+    ) -> Result<PathResult, QueryError> {
+        let started = Instant::now();
+        let grid = &self.grid;
+        let Some(ends) = resolve_endpoints(grid, from, goal, options)? else {
+            return Ok(PathResult::unreachable(0, started.elapsed()));
+        };
+        if ends.start_pixel != self.source {
+            // The field does not start here: answer with a fresh query.
+            return Pathfinder::with_options(*options).find_path(grid, from, goal);
+        }
+        if line_of_sight(grid, ends.start, ends.end) {
+            return Ok(result(&ends, vec![ends.start, ends.end], 0, started));
+        }
+        let mut chain = Vec::new();
+        let from_index = grid.index(ends.end_pixel.0, ends.end_pixel.1);
+        let toward = (ends.start.x, ends.start.y);
+        if !trace_downhill(grid, &self.dist, from_index, toward, &mut chain) {
+            return Ok(PathResult::unreachable(0, started.elapsed()));
+        }
+        let pixels: Vec<(u32, u32)> = chain.iter().rev().map(|&i| grid.pixel_of(i)).collect();
+        let waypoints = finish_path(grid, &pixels, ends.start, ends.end, options);
+        Ok(result(&ends, waypoints, 0, started))
+    }
+
+    /// The path from `start` to the field's source (every walker heading to one
+    /// destination can share one field). Ends exactly at `goal`, a point in the
+    /// source pixel.
+    pub fn path_from(
+        &self,
+        start: Point,
+        goal: Point,
+        options: &PathOptions,
+    ) -> Result<PathResult, QueryError> {
+        let started = Instant::now();
+        let grid = &self.grid;
+        let Some(ends) = resolve_endpoints(grid, start, goal, options)? else {
+            return Ok(PathResult::unreachable(0, started.elapsed()));
+        };
+        if ends.end_pixel != self.source {
+            return Pathfinder::with_options(*options).find_path(grid, start, goal);
+        }
+        if line_of_sight(grid, ends.start, ends.end) {
+            return Ok(result(&ends, vec![ends.start, ends.end], 0, started));
+        }
+        let mut chain = Vec::new();
+        let from_index = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+        let toward = (ends.end.x, ends.end.y);
+        if !trace_downhill(grid, &self.dist, from_index, toward, &mut chain) {
+            return Ok(PathResult::unreachable(0, started.elapsed()));
+        }
+        let pixels: Vec<(u32, u32)> = chain.iter().map(|&i| grid.pixel_of(i)).collect();
+        let waypoints = finish_path(grid, &pixels, ends.start, ends.end, options);
+        Ok(result(&ends, waypoints, 0, started))
+    }
+}

@@ -1,0 +1,80 @@
+//! Tracing downhill through a distance field.
+
+use crate::NavGrid;
+use crate::fill::{CARDINAL, DIAGONAL, UNREACHED};
+
+/// Follows the distances in `dist` (padded, as filled by [`crate::fill`]) from pixel
+/// index `from` down to distance 0, appending every pixel index to `out` (both ends
+/// included). Each step goes to a neighbour whose distance plus the step cost equals
+/// the current distance; among equals it takes the one nearest in a straight line to
+/// `toward` (the other end), so paths hug the straight line instead of the walls.
+///
+/// Returns false (and leaves `out` partial) when `from` was not reached by the fill.
+pub(crate) fn trace_downhill(
+    grid: &NavGrid,
+    dist: &[u32],
+    from: usize,
+    toward: (f32, f32),
+    out: &mut Vec<usize>,
+) -> bool {
+    let labels = grid.labels();
+    let pw = grid.padded_width();
+    let mut i = from;
+    if dist[i] == UNREACHED {
+        return false;
+    }
+    out.push(i);
+    let (tx, ty) = (toward.0 as f64 + 1.0, toward.1 as f64 + 1.0); // padded coordinates
+    // Bounded: the distance strictly decreases each step.
+    while dist[i] != 0 {
+        let d = dist[i];
+        let west = labels[i - 1] != 0;
+        let east = labels[i + 1] != 0;
+        let north = labels[i - pw] != 0;
+        let south = labels[i + pw] != 0;
+        let mut best: Option<(usize, f64)> = None;
+        let mut consider = |n: usize, cost: u32| {
+            let nd = dist[n];
+            if nd != UNREACHED && nd + cost == d {
+                let (nx, ny) = ((n % pw) as f64 + 0.5, (n / pw) as f64 + 0.5);
+                let score = (nx - tx).powi(2) + (ny - ty).powi(2);
+                if best.is_none_or(|(_, s)| score < s) {
+                    best = Some((n, score));
+                }
+            }
+        };
+        if west {
+            consider(i - 1, CARDINAL);
+        }
+        if east {
+            consider(i + 1, CARDINAL);
+        }
+        if north {
+            consider(i - pw, CARDINAL);
+            if west && labels[i - pw - 1] != 0 {
+                consider(i - pw - 1, DIAGONAL);
+            }
+            if east && labels[i - pw + 1] != 0 {
+                consider(i - pw + 1, DIAGONAL);
+            }
+        }
+        if south {
+            consider(i + pw, CARDINAL);
+            if west && labels[i + pw - 1] != 0 {
+                consider(i + pw - 1, DIAGONAL);
+            }
+            if east && labels[i + pw + 1] != 0 {
+                consider(i + pw + 1, DIAGONAL);
+            }
+        }
+        match best {
+            Some((n, _)) => {
+                i = n;
+                out.push(i);
+            }
+            // Cannot happen for distances written by the fill; stop rather than loop.
+            None => return false,
+        }
+    }
+    true
+}
