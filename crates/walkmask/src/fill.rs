@@ -102,88 +102,112 @@ impl FillScratch {
         if labels[source] == 0 {
             return FillOutcome::default();
         }
+        match target {
+            Some(t) => self.run::<true>(grid, source, t),
+            None => self.run::<false>(grid, source, usize::MAX),
+        }
+    }
+
+    /// The bucket-queue loop. `TOWARD` orders by distance plus the octile estimate to
+    /// `target` and stops when it is settled.
+    fn run<const TOWARD: bool>(&mut self, grid: &NavGrid, source: usize, target: usize) -> FillOutcome {
+        let labels = grid.labels();
         let pw = grid.padded_width();
-        let (tx, ty) = match target {
-            Some(t) => ((t % pw) as u32, (t / pw) as u32),
-            None => (0, 0),
+        let (tx, ty) = if TOWARD {
+            ((target % pw) as u32, (target / pw) as u32)
+        } else {
+            (0, 0)
         };
-        let heuristic = |x: u32, y: u32| -> u32 {
-            if target.is_some() {
-                octile(x.abs_diff(tx), y.abs_diff(ty))
+        let heuristic = |i: usize| -> u32 {
+            if TOWARD {
+                octile(((i % pw) as u32).abs_diff(tx), ((i / pw) as u32).abs_diff(ty))
             } else {
                 0
             }
         };
-        let target = target.unwrap_or(usize::MAX);
-        let dist = &mut self.dist;
+        let dist = &mut self.dist[..];
         let touched = &mut self.touched;
-        let buckets = &mut self.buckets;
+        let buckets = &mut self.buckets[..];
+        assert_eq!(dist.len(), labels.len());
+        assert_eq!(buckets.len(), BUCKETS);
 
         dist[source] = 0;
         touched.push(source as u32);
-        let mut key = heuristic((source % pw) as u32, (source / pw) as u32);
+        let mut key = heuristic(source);
         buckets[(key & BUCKET_MASK) as usize].push((source as u32, 0));
-        let mut pending = 1usize;
+        // Bit b set <=> bucket b is not empty: empty keys are skipped in one step.
+        let mut occupied: u128 = 1u128 << (key & BUCKET_MASK);
         let mut settled = 0usize;
         let mut reached = false;
 
-        while pending > 0 {
-            let Some((index, g)) = buckets[(key & BUCKET_MASK) as usize].pop() else {
-                key += 1;
-                continue;
-            };
-            pending -= 1;
-            let i = index as usize;
-            if g != dist[i] {
-                continue; // superseded by a shorter distance
-            }
-            settled += 1;
-            if i == target {
-                reached = true;
-                break;
-            }
-            let (x, y) = ((i % pw) as u32, (i / pw) as u32);
-            let west = labels[i - 1] != 0;
-            let east = labels[i + 1] != 0;
-            let north = labels[i - pw] != 0;
-            let south = labels[i + pw] != 0;
-            let mut relax = |n: usize, nx: u32, ny: u32, cost: u32| {
-                let nd = g + cost;
-                let old = dist[n];
-                if nd < old {
-                    if old == UNREACHED {
-                        touched.push(n as u32);
+        'outer: while occupied != 0 {
+            key += occupied.rotate_right(key & BUCKET_MASK).trailing_zeros();
+            let slot = (key & BUCKET_MASK) as usize;
+            // Last in, first out within a bucket: among equal keys the fill dives
+            // toward the most recent pixel, which heads straight for the target.
+            while let Some((index, g)) = buckets[slot].pop() {
+                let i = index as usize;
+                if g != dist[i] {
+                    continue; // superseded by a shorter distance
+                }
+                settled += 1;
+                if TOWARD && i == target {
+                    reached = true;
+                    break 'outer;
+                }
+                // SAFETY: `i` is a walkable pixel, so it is inside the one-pixel
+                // blocked border and all eight neighbours are in bounds.
+                debug_assert!(i > pw && i + pw + 1 < labels.len());
+                let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
+                let west = at(i - 1);
+                let east = at(i + 1);
+                let north = at(i - pw);
+                let south = at(i + pw);
+                macro_rules! relax {
+                    ($n:expr, $cost:expr) => {{
+                        let n: usize = $n;
+                        let nd = g + $cost;
+                        // SAFETY: as above, `n` is a neighbour of an interior pixel.
+                        let old = unsafe { dist.get_unchecked_mut(n) };
+                        if nd < *old {
+                            if *old == UNREACHED {
+                                touched.push(n as u32);
+                            }
+                            *old = nd;
+                            let f = nd + heuristic(n);
+                            let b = (f & BUCKET_MASK) as usize;
+                            // SAFETY: b < BUCKETS == buckets.len().
+                            unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));
+                            occupied |= 1u128 << b;
+                        }
+                    }};
+                }
+                if west {
+                    relax!(i - 1, CARDINAL);
+                }
+                if east {
+                    relax!(i + 1, CARDINAL);
+                }
+                if north {
+                    relax!(i - pw, CARDINAL);
+                    if west && at(i - pw - 1) {
+                        relax!(i - pw - 1, DIAGONAL);
                     }
-                    dist[n] = nd;
-                    let f = nd + heuristic(nx, ny);
-                    buckets[(f & BUCKET_MASK) as usize].push((n as u32, nd));
-                    pending += 1;
+                    if east && at(i - pw + 1) {
+                        relax!(i - pw + 1, DIAGONAL);
+                    }
                 }
-            };
-            if west {
-                relax(i - 1, x - 1, y, CARDINAL);
-            }
-            if east {
-                relax(i + 1, x + 1, y, CARDINAL);
-            }
-            if north {
-                relax(i - pw, x, y - 1, CARDINAL);
-                if west && labels[i - pw - 1] != 0 {
-                    relax(i - pw - 1, x - 1, y - 1, DIAGONAL);
-                }
-                if east && labels[i - pw + 1] != 0 {
-                    relax(i - pw + 1, x + 1, y - 1, DIAGONAL);
+                if south {
+                    relax!(i + pw, CARDINAL);
+                    if west && at(i + pw - 1) {
+                        relax!(i + pw - 1, DIAGONAL);
+                    }
+                    if east && at(i + pw + 1) {
+                        relax!(i + pw + 1, DIAGONAL);
+                    }
                 }
             }
-            if south {
-                relax(i + pw, x, y + 1, CARDINAL);
-                if west && labels[i + pw - 1] != 0 {
-                    relax(i + pw - 1, x - 1, y + 1, DIAGONAL);
-                }
-                if east && labels[i + pw + 1] != 0 {
-                    relax(i + pw + 1, x + 1, y + 1, DIAGONAL);
-                }
-            }
+            occupied &= !(1u128 << slot);
         }
         FillOutcome { reached, settled }
     }
