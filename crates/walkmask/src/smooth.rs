@@ -11,8 +11,8 @@ const MAX_SPLIT_STEPS: usize = 10;
 const MIN_SPLIT_STEP: f32 = 5.0;
 
 /// One beautification pass (seed 000): for each corner `p2` between `p1` and `p3`,
-/// drop it when `p1` sees `p3`; otherwise slide it toward `p3` as far as `p1` still
-/// sees it (trying at most 10 steps of at least 5 px). Endpoints never move, and no
+/// drop it when `p1` sees `p3`; otherwise slide it toward `p3` while `p1` still sees
+/// it (in at most 10 steps of at least 5 px). Endpoints never move, and no
 /// step makes the path longer or lets a segment cross a blocked pixel.
 pub fn beautify_pass(grid: &NavGrid, path: &mut Vec<Point>) {
     if path.len() < 3 {
@@ -38,14 +38,20 @@ pub fn beautify_pass(grid: &NavGrid, path: &mut Vec<Point>) {
             if length / MAX_SPLIT_STEPS as f32 <= MIN_SPLIT_STEP {
                 steps = ((length / MIN_SPLIT_STEP) as usize).max(1);
             }
-            // Furthest first: the first visible one is it.
-            for k in (1..steps).rev() {
+            // Slide toward p3 while p1 still sees the next step: visibility along
+            // p2 -> p3 is a prefix in practice, so the first hidden step ends the
+            // search (one failed check instead of up to nine long ones).
+            for k in 1..steps {
                 let t = k as f32 / steps as f32;
                 let p4 = Point::new(p2.x + dx * t, p2.y + dy * t);
-                if line_of_sight(grid, p1, p4) && line_of_sight(grid, p4, p3) {
-                    corner = p4;
+                if !line_of_sight(grid, p1, p4) {
                     break;
                 }
+                corner = p4;
+            }
+            // p4 lies on p2 -> p3 up to rounding; make sure the rest stays clear.
+            if corner != p2 && !line_of_sight(grid, corner, p3) {
+                corner = p2;
             }
         }
         out.push(corner);
