@@ -11,9 +11,11 @@ pub enum Planner {
     /// The walkmask planner: straight line first, then a distance fill toward the
     /// start, trace, simplify and line-of-sight shortcuts.
     Fill,
-    /// Baseline: octile A* over the pixel grid, then the same post-processing.
+    /// Baseline: octile A* over the pixel grid (no straight-line shortcut first),
+    /// then the same simplification and shortcuts.
     Astar,
-    /// Baseline: breadth-first frontier flood, then the same post-processing.
+    /// Baseline: breadth-first frontier search (fewest steps, not shortest length),
+    /// then the same simplification and shortcuts.
     Bfs,
 }
 

@@ -30,8 +30,8 @@ OUTPUT:
     {\"status\":\"found\",\"waypoints\":[[x,y],...],\"length\":L,\"visited\":N,\"micros\":T}
   status      found (the path ends at the destination), snapped (the destination was
               blocked or in another region; the path ends at the nearest reachable
-              pixel centre), unreachable (no walkable pixel near the start), or
-              error (the query was rejected: outside the mask, not a number, or an
+              pixel centre), unreachable (nothing walkable for the start, or
+              --no-snap and the destination cannot be reached), or error (the query was rejected: outside the mask, not a number, or an
               unparsable line; an \"error\" field says why).
   waypoints   the walk, from the start (moved to the nearest walkable pixel centre
               when the start is blocked) to the end; [] when there is no path.

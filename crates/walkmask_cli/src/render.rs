@@ -114,7 +114,7 @@ pub fn draw(scene: &Scene) -> RgbImage {
                 } else {
                     d as f32 / max_dist as f32
                 };
-                c = mix(c, heat(t), 0.65);
+                c = mix(c, heat(t), 0.6);
             }
             for dy in 0..s {
                 for dx in 0..s {
@@ -125,7 +125,7 @@ pub fn draw(scene: &Scene) -> RgbImage {
     }
 
     let sf = s as f32;
-    let line = (sf * 0.25).max(0.75);
+    let line = (sf * 0.25).max(1.0);
     let outline = line + (sf * 0.15).max(0.75);
     let to_img = |p: Point| (p.x * sf, p.y * sf);
     for seg in scene.waypoints.windows(2) {
@@ -140,7 +140,7 @@ pub fn draw(scene: &Scene) -> RgbImage {
             [255, 255, 255],
         );
     }
-    let dot = (sf * 0.6).max(1.5);
+    let dot = (sf * 0.6).max(2.5);
     for &p in scene.waypoints {
         disc(&mut img, to_img(p), dot + 0.75, [0, 0, 0]);
         disc(&mut img, to_img(p), dot, [255, 255, 255]);
