@@ -17,6 +17,10 @@ pub fn nearest_pixel(
     let px = (p.x as f64).clamp(0.0, w as f64 - 0.5);
     let py = (p.y as f64).clamp(0.0, h as f64 - 0.5);
     let (cx, cy) = (px.floor() as i64, py.floor() as i64);
+    // Distances are measured from `p` itself: the clamped point only picks the ring
+    // centre (measuring from it would favour the wrong pixel when `p` lies in the
+    // last half pixel of a row or column, or outside the mask).
+    let (qx, qy) = (p.x as f64, p.y as f64);
     let labels = grid.labels();
     let pw = grid.padded_width() as i64;
     let mut best: Option<((u32, u32), f64)> = None;
@@ -29,13 +33,14 @@ pub fn nearest_pixel(
         if label == 0 || !accept(label) {
             return;
         }
-        let d = (x as f64 + 0.5 - px).powi(2) + (y as f64 + 0.5 - py).powi(2);
+        let d = (x as f64 + 0.5 - qx).powi(2) + (y as f64 + 0.5 - qy).powi(2);
         if best.is_none_or(|(_, bd)| d < bd) {
             *best = Some(((x as u32, y as u32), d));
         }
     };
     for r in 0..=max_ring {
-        // Every pixel on ring r is at least r - 0.5 away from p.
+        // Every pixel on ring r is at least r - 0.5 away from p (from the clamped
+        // point, and no nearer to p, which can only lie further out).
         if let Some((_, bd)) = best {
             let lower = (r as f64 - 0.5).max(0.0);
             if lower * lower > bd {
