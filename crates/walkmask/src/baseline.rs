@@ -171,9 +171,12 @@ fn octile(pw: usize, a: usize, b: usize) -> f64 {
     hi - lo + std::f64::consts::SQRT_2 * lo
 }
 
-/// A* between two padded indices: the optimal pixel chain, its length, and the
-/// number of pixels expanded.
-fn astar_search(grid: &NavGrid, from: usize, to: usize) -> (Option<(Vec<(u32, u32)>, f64)>, usize) {
+/// An optimal pixel chain (both ends included) and its octile length.
+type PixelPath = (Vec<(u32, u32)>, f64);
+
+/// A* between two padded indices: the optimal pixel chain and its length (if any),
+/// and the number of pixels expanded.
+fn astar_search(grid: &NavGrid, from: usize, to: usize) -> (Option<PixelPath>, usize) {
     let labels = grid.labels();
     if labels[from] == 0 || labels[to] == 0 {
         return (None, 0);
@@ -280,11 +283,7 @@ pub fn astar(
 /// assert_eq!((pixels.first(), pixels.last()), (Some(&(0, 0)), Some(&(3, 2))));
 /// assert!((length - (1.0 + 2.0 * 2f64.sqrt())).abs() < 1e-9);
 /// ```
-pub fn astar_pixels(
-    grid: &NavGrid,
-    from: (u32, u32),
-    to: (u32, u32),
-) -> Option<(Vec<(u32, u32)>, f64)> {
+pub fn astar_pixels(grid: &NavGrid, from: (u32, u32), to: (u32, u32)) -> Option<PixelPath> {
     if !grid.is_walkable(from.0, from.1) || !grid.is_walkable(to.0, to.1) {
         return None;
     }

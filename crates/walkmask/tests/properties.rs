@@ -1,0 +1,728 @@
+//! Property tests of path queries over random masks: legal segments (checked by an
+//! independent exact test), endpoints and snapping, status against an independent
+//! flood fill, beautification never lengthening, near-optimal lengths against A*,
+//! the baseline planners, distance-field paths, and errors for bad points.
+
+mod support;
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use walkmask::baseline::{astar, astar_pixels, frontier_bfs};
+use walkmask::{
+    AreaSet, DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point,
+    WalkMask,
+};
+
+use support::{check_path, flood, length, walkable};
+
+/// Cases per property. The whole file stays well under a minute in the dev profile.
+const CASES: u32 = 6000;
+
+/// SplitMix64: a small deterministic generator for mask structure.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % n as u64) as u32
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
+    }
+}
+
+/// The kinds of mask the generator draws.
+const KINDS: [&str; 7] = [
+    "noise",
+    "rooms",
+    "walkable-lines",
+    "blocked-lines",
+    "checkerboard",
+    "obstacles",
+    "area-noise",
+];
+
+/// A random mask with an area set.
+#[derive(Clone)]
+struct Case {
+    kind: &'static str,
+    w: u32,
+    h: u32,
+    cells: Vec<u8>,
+    areas: AreaSet,
+}
+
+impl std::fmt::Debug for Case {
+    /// The mask as text: `.` enabled area 1, other digits/letters enabled areas,
+    /// `#` blocked, `-` a disabled area.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.areas == AreaSet::all() {
+            writeln!(f, "{} {}x{} all areas", self.kind, self.w, self.h)?;
+        } else {
+            writeln!(
+                f,
+                "{} {}x{} areas {:?}",
+                self.kind, self.w, self.h, self.areas
+            )?;
+        }
+        for row in self.cells.chunks(self.w as usize) {
+            let line: String = row
+                .iter()
+                .map(|&a| match a {
+                    0 => '#',
+                    a if !self.areas.contains(a) => '-',
+                    1 => '.',
+                    a => char::from_digit(a as u32 % 36, 36).unwrap_or('?'),
+                })
+                .collect();
+            writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Draws a 1-pixel line of `value` from `(x, y)` in one of four styles: horizontal,
+/// vertical, diagonal (pixels meeting only at corners) or a 4-connected staircase.
+fn line(cells: &mut [u8], w: u32, h: u32, rng: &mut Rng, value: u8) {
+    let (mut x, mut y) = (rng.below(w) as i64, rng.below(h) as i64);
+    let style = rng.below(4);
+    let len = 1 + rng.below(w.max(h) + 1) as i64;
+    let (sx, sy) = (
+        if rng.chance(0.5) { 1 } else { -1 },
+        if rng.chance(0.5) { 1 } else { -1 },
+    );
+    let mut set = |x: i64, y: i64| {
+        if x >= 0 && y >= 0 && x < w as i64 && y < h as i64 {
+            cells[(y * w as i64 + x) as usize] = value;
+        }
+    };
+    for i in 0..len {
+        set(x, y);
+        match style {
+            0 => x += sx,
+            1 => y += sy,
+            2 => {
+                x += sx;
+                y += sy;
+            }
+            _ => {
+                if i % 2 == 0 {
+                    x += sx;
+                } else {
+                    y += sy;
+                }
+            }
+        }
+    }
+}
+
+impl Case {
+    fn build(kind: usize, w: u32, h: u32, seed: u64, density: u8) -> Case {
+        let mut rng = Rng(seed);
+        let n = (w * h) as usize;
+        let density = density as f64 / 100.0;
+        let at = |x: u32, y: u32| (y * w + x) as usize;
+        let mut cells = vec![1u8; n];
+        match kind {
+            0 => {
+                for c in cells.iter_mut() {
+                    *c = u8::from(!rng.chance(density));
+                }
+            }
+            1 => {
+                // Walls across the room, each with 0 to 2 doors 1 to 3 pixels wide.
+                let walls = 1 + rng.below(3 + (w + h) / 8);
+                for _ in 0..walls {
+                    let vertical = rng.chance(0.5);
+                    let (span, across) = if vertical { (h, w) } else { (w, h) };
+                    let at_pos = rng.below(across);
+                    let (from, to) = if rng.chance(0.3) {
+                        let a = rng.below(span);
+                        (a, a + rng.below(span - a) + 1)
+                    } else {
+                        (0, span)
+                    };
+                    let mut wall = vec![true; span as usize];
+                    for _ in 0..rng.below(3) {
+                        let door = rng.below(span);
+                        for d in door..(door + 1 + rng.below(3)).min(span) {
+                            wall[d as usize] = false;
+                        }
+                    }
+                    for s in from..to {
+                        if wall[s as usize] {
+                            let i = if vertical {
+                                at(at_pos, s)
+                            } else {
+                                at(s, at_pos)
+                            };
+                            cells[i] = 0;
+                        }
+                    }
+                }
+            }
+            2 | 3 => {
+                let (background, ink) = if kind == 2 { (0, 1) } else { (1, 0) };
+                cells.fill(background);
+                for _ in 0..1 + rng.below(6) {
+                    line(&mut cells, w, h, &mut rng, ink);
+                }
+            }
+            4 => {
+                let size = 1 + rng.below(3);
+                let phase = rng.below(2);
+                let open_rows = rng.chance(0.3);
+                for y in 0..h {
+                    for x in 0..w {
+                        let checker = (x / size + y / size + phase).is_multiple_of(2);
+                        let open = open_rows && y % 5 == 4;
+                        cells[at(x, y)] = u8::from(checker || open || rng.chance(density * 0.2));
+                    }
+                }
+            }
+            5 => {
+                // Rectangles and discs on an open field.
+                for _ in 0..rng.below(6) {
+                    let (cx, cy) = (rng.below(w) as i64, rng.below(h) as i64);
+                    let (rx, ry) = (rng.below(w / 3 + 1) as i64, rng.below(h / 3 + 1) as i64);
+                    let disc = rng.chance(0.5);
+                    for y in 0..h as i64 {
+                        for x in 0..w as i64 {
+                            let (dx, dy) = (x - cx, y - cy);
+                            let inside = if disc {
+                                let r = rx.max(ry).max(1) as f64;
+                                ((dx * dx + dy * dy) as f64) < r * r
+                            } else {
+                                dx.abs() <= rx && dy.abs() <= ry
+                            };
+                            if inside {
+                                cells[at(x as u32, y as u32)] = 0;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                // Area ids in Voronoi cells plus noise, some blocked.
+                let k = 2 + rng.below(4);
+                let seeds: Vec<(i64, i64, u8)> = (0..k)
+                    .map(|i| (rng.below(w) as i64, rng.below(h) as i64, 1 + i as u8))
+                    .collect();
+                for y in 0..h {
+                    for x in 0..w {
+                        let nearest = seeds
+                            .iter()
+                            .min_by_key(|(sx, sy, _)| {
+                                (sx - x as i64).pow(2) + (sy - y as i64).pow(2)
+                            })
+                            .map(|s| s.2)
+                            .unwrap_or(1);
+                        cells[at(x, y)] = if rng.chance(density * 0.5) {
+                            rng.below(k + 1) as u8
+                        } else {
+                            nearest
+                        };
+                    }
+                }
+            }
+        }
+        // Area sets: usually everything; sometimes several area ids and a random
+        // subset of them enabled (possibly none).
+        let mut areas = AreaSet::all();
+        if kind == 6 || rng.chance(0.25) {
+            if kind != 6 {
+                let k = 2 + rng.below(3);
+                for c in cells.iter_mut() {
+                    if *c != 0 {
+                        *c = 1 + rng.below(k) as u8;
+                    }
+                }
+            }
+            areas = AreaSet::none();
+            for id in 1..=6u8 {
+                if rng.chance(0.6) {
+                    areas.insert(id);
+                }
+            }
+        } else if rng.chance(0.1) {
+            areas = AreaSet::only(&[1]);
+        }
+        Case {
+            kind: KINDS[kind],
+            w,
+            h,
+            cells,
+            areas,
+        }
+    }
+
+    fn grid(&self) -> NavGrid {
+        NavGrid::new(
+            WalkMask::new(self.w, self.h, self.cells.clone()).expect("valid size"),
+            self.areas,
+        )
+    }
+}
+
+/// One coordinate on an axis of `n` pixels, by `mode`: a pixel centre, an arbitrary
+/// value, a pixel edge, just below or above an edge, zero, negative zero, or the
+/// largest value inside.
+fn coordinate(mode: u8, f: u32, n: u32) -> f32 {
+    let k = f % n;
+    match mode % 8 {
+        0 => k as f32 + 0.5,
+        1 => {
+            let v = (f as f64 / 4_294_967_296.0 * n as f64) as f32;
+            if v >= n as f32 {
+                (n as f32).next_down()
+            } else {
+                v
+            }
+        }
+        2 => k as f32,
+        3 => (k as f32 + 1.0).next_down(),
+        4 => (k as f32).next_up().min((n as f32).next_down()),
+        5 => 0.0,
+        6 => -0.0,
+        _ => (n as f32).next_down(),
+    }
+}
+
+/// A point inside a `w x h` mask: each axis drawn by [`coordinate`].
+fn make_point((mode, fx, fy): (u8, u32, u32), w: u32, h: u32) -> Point {
+    // Mostly centres and arbitrary values; edges and corners often enough.
+    let mx = mode % 8;
+    let my = (mode / 8) % 8;
+    Point::new(coordinate(mx, fx, w), coordinate(my, fy, h))
+}
+
+/// A mask, an area set, a start and a destination.
+#[derive(Clone, Debug)]
+struct Scenario {
+    case: Case,
+    start: Point,
+    goal: Point,
+}
+
+fn size() -> impl Strategy<Value = u32> {
+    prop_oneof![1u32..=6, 1u32..=48]
+}
+
+fn point_spec() -> impl Strategy<Value = (u8, u32, u32)> {
+    (0u8..64, any::<u32>(), any::<u32>())
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    (
+        0..KINDS.len(),
+        size(),
+        size(),
+        any::<u64>(),
+        0u8..=100,
+        point_spec(),
+        point_spec(),
+    )
+        .prop_map(|(kind, w, h, seed, density, s, g)| {
+            let case = Case::build(kind, w, h, seed, density);
+            Scenario {
+                start: make_point(s, w, h),
+                goal: make_point(g, w, h),
+                case,
+            }
+        })
+}
+
+fn no_beautify() -> PathOptions {
+    PathOptions {
+        beautify: false,
+        ..PathOptions::default()
+    }
+}
+
+fn no_snap() -> PathOptions {
+    PathOptions {
+        snap_destination: false,
+        ..PathOptions::default()
+    }
+}
+
+fn dist2(p: Point, x: u32, y: u32) -> f64 {
+    (x as f64 + 0.5 - p.x as f64).powi(2) + (y as f64 + 0.5 - p.y as f64).powi(2)
+}
+
+fn centre_dist(p: Point, q: (u32, u32)) -> f64 {
+    dist2(p, q.0, q.1).sqrt()
+}
+
+/// The pixel containing a point that is known to be inside the mask.
+fn pixel(p: Point) -> (u32, u32) {
+    (p.x.max(0.0).floor() as u32, p.y.max(0.0).floor() as u32)
+}
+
+/// What a default query is checked against and what later checks reuse.
+struct Checked {
+    /// Start pixel of the walk (after moving a blocked start).
+    start_pixel: (u32, u32),
+    /// End pixel of the walk.
+    end_pixel: (u32, u32),
+    /// Whether the requested destination pixel is reachable from the start pixel.
+    reachable: bool,
+}
+
+/// Checks one answer of a query with default options (snapping on) against the
+/// independent model; `None` when nothing is walkable.
+fn check_answer(
+    grid: &NavGrid,
+    sc: &Scenario,
+    r: &PathResult,
+    what: &str,
+) -> Result<Option<Checked>, TestCaseError> {
+    let (w, h) = (grid.width(), grid.height());
+    let enabled: Vec<(u32, u32)> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| walkable(grid, x as i64, y as i64))
+        .collect();
+    if enabled.is_empty() {
+        prop_assert_eq!(
+            r.status,
+            PathStatus::Unreachable,
+            "{}: nothing is walkable",
+            what
+        );
+        prop_assert!(r.waypoints.is_empty());
+        return Ok(None);
+    }
+    prop_assert_ne!(
+        r.status,
+        PathStatus::Unreachable,
+        "{}: something is walkable",
+        what
+    );
+    let first = *r.waypoints.first().expect("walkable result has points");
+    let last = *r.waypoints.last().expect("walkable result has points");
+    // The start: as requested, or the centre of a nearest walkable pixel.
+    let sp = pixel(sc.start);
+    let start_pixel = if walkable(grid, sp.0 as i64, sp.1 as i64) {
+        prop_assert_eq!(first, sc.start, "{}: path must start at the start", what);
+        sp
+    } else {
+        let s = pixel(first);
+        prop_assert_eq!(
+            first,
+            Point::pixel_center(s.0, s.1),
+            "{}: moved start is a centre",
+            what
+        );
+        prop_assert!(walkable(grid, s.0 as i64, s.1 as i64));
+        let best = enabled
+            .iter()
+            .map(|&(x, y)| dist2(sc.start, x, y))
+            .fold(f64::INFINITY, f64::min);
+        let got = dist2(sc.start, s.0, s.1);
+        prop_assert!(
+            got.sqrt() <= best.sqrt() + 1e-4,
+            "{}: start moved to {:?} at {} but a walkable centre is at {}",
+            what,
+            s,
+            got.sqrt(),
+            best.sqrt()
+        );
+        s
+    };
+    // Reachability by an independent 4-connected flood fill.
+    let reach = flood(grid, start_pixel);
+    let gp = pixel(sc.goal);
+    let reachable = reach[(gp.1 * w + gp.0) as usize];
+    let end_pixel = if reachable {
+        prop_assert_eq!(
+            r.status,
+            PathStatus::Found,
+            "{}: destination is reachable",
+            what
+        );
+        prop_assert_eq!(last, sc.goal, "{}: path must end at the destination", what);
+        gp
+    } else {
+        prop_assert_eq!(
+            r.status,
+            PathStatus::Snapped,
+            "{}: destination is not reachable",
+            what
+        );
+        let e = pixel(last);
+        prop_assert_eq!(
+            last,
+            Point::pixel_center(e.0, e.1),
+            "{}: snapped end is a centre",
+            what
+        );
+        prop_assert!(
+            reach[(e.1 * w + e.0) as usize],
+            "{}: snapped end {:?} unreachable",
+            what,
+            e
+        );
+        let best = enabled
+            .iter()
+            .filter(|&&(x, y)| reach[(y * w + x) as usize])
+            .map(|&(x, y)| dist2(sc.goal, x, y))
+            .fold(f64::INFINITY, f64::min);
+        let got = dist2(sc.goal, e.0, e.1);
+        prop_assert!(
+            got.sqrt() <= best.sqrt() + 1e-4,
+            "{}: snapped to {:?} at {} but a reachable centre is at {}",
+            what,
+            e,
+            got.sqrt(),
+            best.sqrt()
+        );
+        e
+    };
+    if let Err(e) = check_path(grid, &r.waypoints) {
+        return Err(TestCaseError::fail(format!(
+            "{what}: illegal path {:?}: {e}",
+            r.waypoints
+        )));
+    }
+    let len = length(&r.waypoints);
+    prop_assert!(
+        (r.length as f64 - len).abs() <= 1e-3 * (1.0 + len),
+        "{}: length {} but the waypoints measure {}",
+        what,
+        r.length,
+        len
+    );
+    Ok(Some(Checked {
+        start_pixel,
+        end_pixel,
+        reachable,
+    }))
+}
+
+/// A blocked start in the last half pixel of the mask moves to the walkable pixel
+/// nearest to the point itself (not to the point clamped to the last pixel centre).
+#[test]
+fn blocked_start_near_the_far_edge_moves_to_the_nearest_pixel() {
+    // Walkable: (0, 1) and (2, 3). From (0.1, 3.95), (2, 3) is nearer (5.96 vs 6.16
+    // squared); measured from (0.1, 3.5) it would not be.
+    let mask =
+        WalkMask::from_fn(4, 4, |x, y| u8::from((x, y) == (0, 1) || (x, y) == (2, 3))).unwrap();
+    let grid = NavGrid::new(mask, AreaSet::all());
+    let r = Pathfinder::new()
+        .find_path(&grid, Point::new(0.1, 3.95), Point::new(2.5, 3.5))
+        .unwrap();
+    assert_eq!(r.waypoints.first(), Some(&Point::new(2.5, 3.5)));
+    assert_eq!(r.status, PathStatus::Found);
+    // The same for a destination: snapped to (2, 3), not to (0, 1) in another
+    // region and not to the nearest pixel of the clamped point.
+    let grid = NavGrid::new(
+        // (0, 1) and (2, 3) joined round the top and the right-hand side.
+        WalkMask::from_fn(4, 4, |x, y| {
+            u8::from(x == 0 && y < 2 || y == 0 || x == 3 || y == 3 && x >= 2)
+        })
+        .unwrap(),
+        AreaSet::all(),
+    );
+    assert_eq!(grid.region_count(), 1);
+    let r = Pathfinder::new()
+        .find_path(&grid, Point::new(3.5, 0.5), Point::new(0.1, 3.95))
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Snapped);
+    assert_eq!(r.waypoints.last(), Some(&Point::new(2.5, 3.5)));
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(CASES)
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Default queries: legal segments, right endpoints, status by reachability,
+    /// snapped ends nearest, unreachable only when nothing is walkable.
+    #[test]
+    fn find_path_is_legal_and_ends_right(sc in scenario()) {
+        let grid = sc.case.grid();
+        let r = Pathfinder::new().find_path(&grid, sc.start, sc.goal);
+        prop_assert!(r.is_ok(), "valid points must give an answer: {:?}", r);
+        check_answer(&grid, &sc, &r.unwrap(), "find_path")?;
+    }
+
+    /// Without snapping: unreachable exactly when the destination cannot be reached;
+    /// otherwise the same walk as with snapping.
+    #[test]
+    fn no_snap_is_unreachable_exactly_when_unreachable(sc in scenario()) {
+        let grid = sc.case.grid();
+        let snapped = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let strict = Pathfinder::with_options(no_snap()).find_path(&grid, sc.start, sc.goal).unwrap();
+        match check_answer(&grid, &sc, &snapped, "find_path")? {
+            None => prop_assert_eq!(strict.status, PathStatus::Unreachable),
+            Some(c) if !c.reachable => {
+                prop_assert_eq!(strict.status, PathStatus::Unreachable);
+                prop_assert!(strict.waypoints.is_empty());
+            }
+            Some(_) => {
+                prop_assert_eq!(strict.status, PathStatus::Found);
+                prop_assert_eq!(&strict.waypoints, &snapped.waypoints);
+            }
+        }
+    }
+
+    /// Beautification never makes a walk longer, and the traced walk is legal too.
+    #[test]
+    fn beautify_never_lengthens(sc in scenario()) {
+        let grid = sc.case.grid();
+        let pretty = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
+        check_answer(&grid, &sc, &pretty, "beautified")?;
+        check_answer(&grid, &sc, &traced, "traced")?;
+        prop_assert_eq!(pretty.waypoints.first(), traced.waypoints.first());
+        prop_assert_eq!(pretty.waypoints.last(), traced.waypoints.last());
+        prop_assert!(
+            length(&pretty.waypoints) <= length(&traced.waypoints) + 1e-3,
+            "beautified {} > traced {}: {:?} vs {:?}",
+            length(&pretty.waypoints), length(&traced.waypoints), pretty.waypoints, traced.waypoints
+        );
+    }
+
+    /// The fill agrees with A* on reachability, and its walk is never much longer
+    /// than the octile optimum between the same endpoints.
+    #[test]
+    fn fill_matches_astar(sc in scenario()) {
+        let grid = sc.case.grid();
+        let r = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let Some(c) = check_answer(&grid, &sc, &r, "find_path")? else { return Ok(()) };
+        let gp = pixel(sc.goal);
+        prop_assert_eq!(astar_pixels(&grid, c.start_pixel, gp).is_some(), c.reachable);
+        let (_, optimum) = astar_pixels(&grid, c.start_pixel, c.end_pixel)
+            .expect("the end pixel is reachable");
+        let first = r.waypoints[0];
+        let last = *r.waypoints.last().unwrap();
+        let offsets = centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
+        let bound = 1.02 * (optimum + offsets) + 1.0;
+        prop_assert!(length(&r.waypoints) <= bound,
+            "length {} over bound {} (optimum {})", length(&r.waypoints), bound, optimum);
+        // The traced walk (before shortcuts) follows the fill's octile distances
+        // (41/29 for a diagonal step), so it is within 0.03 % of the optimum.
+        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
+        let tight = optimum * 1.0003 + offsets + 1e-3;
+        prop_assert!(length(&traced.waypoints) <= tight,
+            "traced length {} over {} (optimum {}): {:?}", length(&traced.waypoints), tight, optimum,
+            traced.waypoints);
+    }
+
+    /// The baselines give legal walks with the same endpoints and status; A*'s walk
+    /// is never longer than its optimum plus the endpoint offsets.
+    #[test]
+    fn baselines_are_legal(sc in scenario()) {
+        let grid = sc.case.grid();
+        let reference = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let c = check_answer(&grid, &sc, &reference, "find_path")?;
+        for options in [PathOptions::default(), no_beautify()] {
+            let bfs = frontier_bfs(&grid, sc.start, sc.goal, &options).unwrap();
+            let star = astar(&grid, sc.start, sc.goal, &options).unwrap();
+            for (name, r) in [("frontier_bfs", &bfs), ("astar", &star)] {
+                check_answer(&grid, &sc, r, name)?;
+                prop_assert_eq!(r.status, reference.status);
+                prop_assert_eq!(r.waypoints.first(), reference.waypoints.first());
+                prop_assert_eq!(r.waypoints.last(), reference.waypoints.last());
+            }
+            if let Some(c) = &c {
+                let (_, optimum) = astar_pixels(&grid, c.start_pixel, c.end_pixel).unwrap();
+                let first = reference.waypoints[0];
+                let last = *reference.waypoints.last().unwrap();
+                let expected = optimum + centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
+                let got = length(&star.waypoints);
+                prop_assert!(got <= expected + 1e-3, "A* walk {} > {}", got, expected);
+                if !options.beautify {
+                    prop_assert!((got - expected).abs() <= 1e-3 * (1.0 + expected),
+                        "A* traced walk {} != optimum plus offsets {}", got, expected);
+                }
+                prop_assert!(star.stats.visited >= 1 && bfs.stats.visited >= 1);
+            }
+        }
+    }
+
+    /// Distance-field walks: legal, same endpoints and status as `find_path`; before
+    /// shortcuts they have the same length as `find_path`'s traced walk (all are
+    /// shortest for the fill's octile costs), and the shortcuts never lengthen them.
+    ///
+    /// Two beautified walks are not compared with each other: the shortcuts are a
+    /// local heuristic, and two equally short traces of a room with doors can
+    /// beautify to lengths 41.1 and 43.0 (a 46 x 16 room with three walls, found by
+    /// this property). Both stay within 0.03 % of the octile optimum plus the
+    /// endpoint offsets, which `fill_matches_astar` checks for `find_path`.
+    #[test]
+    fn distance_field_paths(sc in scenario()) {
+        let grid = sc.case.grid();
+        let reference = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
+        let Some(c) = check_answer(&grid, &sc, &reference, "find_path")? else { return Ok(()) };
+        let from_start = DistanceField::new(&grid, c.start_pixel).expect("walkable start pixel");
+        let to_end = DistanceField::new(&grid, c.end_pixel).expect("walkable end pixel");
+        let straight = reference.waypoints.len() <= 2;
+        let traced_len = length(&traced.waypoints);
+        for options in [PathOptions::default(), no_beautify()] {
+            let a = from_start.path_to(sc.start, sc.goal, &options).unwrap();
+            let b = to_end.path_from(sc.start, sc.goal, &options).unwrap();
+            for (name, r) in [("path_to", &a), ("path_from", &b)] {
+                check_answer(&grid, &sc, r, name)?;
+                prop_assert_eq!(r.status, reference.status);
+                prop_assert_eq!(r.waypoints.first(), reference.waypoints.first());
+                prop_assert_eq!(r.waypoints.last(), reference.waypoints.last());
+                let len = length(&r.waypoints);
+                if straight {
+                    // The straight line was clear: every query answers with it.
+                    prop_assert!(r.waypoints.len() <= 2, "{} {:?}", name, r.waypoints);
+                } else if options.beautify {
+                    prop_assert!(len <= traced_len + 1e-3, "{} length {} over the traced {}",
+                        name, len, traced_len);
+                } else {
+                    // Same cost in the fill's units; the true lengths of two such walks
+                    // can differ only by multiples of 41 - 29 sqrt(2) (in 1/29 px).
+                    prop_assert!((len - traced_len).abs() <= 1e-3 * (1.0 + len) + 0.02,
+                        "{} traced length {} vs find_path's {}", name, len, traced_len);
+                }
+            }
+        }
+    }
+
+    /// NaN, infinite and outside points are errors, never panics, in every query.
+    #[test]
+    fn bad_points_are_errors(sc in scenario(), which in 0usize..20, on_start in any::<bool>(), on_x in any::<bool>()) {
+        let grid = sc.case.grid();
+        let (w, h) = (grid.width() as f32, grid.height() as f32);
+        let n = if on_x { w } else { h };
+        let bad_values = [
+            f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.5, -1e-30, -f32::MIN_POSITIVE,
+            n, n + 0.25, n.next_up(), 1e30, f32::MAX, f32::MIN, -1.0, 2.0 * n, n + 1.0,
+            -f32::NAN, 1e9, -1e9, f32::MIN_POSITIVE - 1.0, n * 4.0,
+        ];
+        let v = bad_values[which];
+        let bend = |p: Point| if on_x { Point::new(v, p.y) } else { Point::new(p.x, v) };
+        let (start, goal) = if on_start { (bend(sc.start), sc.goal) } else { (sc.start, bend(sc.goal)) };
+        let options = PathOptions::default();
+        prop_assert!(Pathfinder::new().find_path(&grid, start, goal).is_err());
+        prop_assert!(Pathfinder::with_options(no_snap()).find_path(&grid, start, goal).is_err());
+        prop_assert!(frontier_bfs(&grid, start, goal, &options).is_err());
+        prop_assert!(astar(&grid, start, goal, &options).is_err());
+        if let Some(field) = DistanceField::new(&grid, pixel(sc.start)) {
+            prop_assert!(field.path_to(start, goal, &options).is_err());
+            prop_assert!(field.path_from(start, goal, &options).is_err());
+        }
+        // The valid query on the same grid still answers.
+        prop_assert!(Pathfinder::new().find_path(&grid, sc.start, sc.goal).is_ok());
+    }
+}
