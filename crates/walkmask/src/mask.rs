@@ -56,9 +56,13 @@ pub struct AreaColor {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DecodeRule {
     /// Luma >= 128 and alpha >= 128 -> area 1; everything else blocked.
+    ///
+    /// Luma is Rec. 709 (`0.2126 R + 0.7152 G + 0.0722 B`, rounded, as the `image`
+    /// crate converts to grey); 16-bit samples are first scaled to 8 bits.
     #[default]
     Luma,
-    /// Alpha > 0 -> area 1 (walkable areas painted on a transparent layer).
+    /// Alpha > 0 -> area 1 (walkable areas painted on a transparent layer). Images
+    /// without alpha count as opaque, so all their pixels are walkable.
     Alpha,
     /// `channel >= threshold` -> area 1 (for example the blue channel).
     Channel {
@@ -69,8 +73,15 @@ pub enum DecodeRule {
     },
     /// Palette index = area id, 0 = none (Adventure Game Studio's convention).
     /// Grey images without a palette use the grey level as the id.
+    ///
+    /// Palette PNGs (1-, 2-, 4- and 8-bit indices), GIFs (the first frame; screen
+    /// pixels outside it are blocked) and 8-bit uncompressed palette BMPs keep their
+    /// indices. Greyscale PNGs of up to 8 bits use the grey sample (alpha ignored).
+    /// True-colour images, 16-bit greyscale and other palette BMPs give
+    /// [`MaskError::NotIndexed`].
     Indexed,
-    /// Exact colour -> area id; every other colour is blocked.
+    /// Exact colour -> area id; every other colour is blocked. When a colour is
+    /// listed twice, the first entry wins.
     Colors(Vec<AreaColor>),
 }
 
