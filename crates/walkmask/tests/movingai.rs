@@ -21,7 +21,7 @@ use std::time::Instant;
 use walkmask::baseline::astar_pixels;
 use walkmask::{AreaSet, DecodeRule, NavGrid, PathStatus, Pathfinder, Point, WalkMask};
 
-use support::check_path;
+use support::check_path_strict;
 
 /// Allowed ratio of walk length to the optimal octile length.
 const MAX_RATIO: f64 = 1.02;
@@ -29,9 +29,9 @@ const MAX_RATIO: f64 = 1.02;
 /// Scenarios sampled from a map of 512 x 512 pixels; larger maps get
 /// proportionally fewer (at least [`MIN_SAMPLES`]), smaller ones more (at most
 /// [`MAX_SAMPLES`]).
-const SAMPLES_512: usize = 24;
-const MIN_SAMPLES: usize = 5;
-const MAX_SAMPLES: usize = 48;
+const SAMPLES_512: usize = 48;
+const MIN_SAMPLES: usize = 10;
+const MAX_SAMPLES: usize = 96;
 
 /// Maps up to this many pixels also check the baseline A* optimum against the
 /// scenario's optimal length (it validates the map reading and the move rules).
@@ -228,7 +228,7 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
         if r.waypoints.first() != Some(&start) || r.waypoints.last() != Some(&goal) {
             failures.push(format!("{at}: walk does not join the two centres"));
         }
-        if let Err(e) = check_path(&grid, &r.waypoints) {
+        if let Err(e) = check_path_strict(&grid, &r.waypoints) {
             failures.push(format!("{at}: illegal walk: {e}"));
         }
         let len = support::length(&r.waypoints);

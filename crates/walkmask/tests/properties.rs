@@ -13,7 +13,7 @@ use walkmask::{
     WalkMask,
 };
 
-use support::{check_path, flood, length, walkable};
+use support::{check_path_strict, flood, length, walkable};
 
 /// Cases per property. The whole file stays well under a minute in the dev profile.
 const CASES: u32 = 6000;
@@ -487,7 +487,7 @@ fn check_answer(
         );
         e
     };
-    if let Err(e) = check_path(grid, &r.waypoints) {
+    if let Err(e) = check_path_strict(grid, &r.waypoints) {
         return Err(TestCaseError::fail(format!(
             "{what}: illegal path {:?}: {e}",
             r.waypoints

@@ -247,6 +247,67 @@ impl ExactSegment {
     }
 }
 
+impl ExactSegment {
+    /// Where lattice point `(x, y)` lies on the segment: `None` off it, else
+    /// `Some(-1)` at `a`, `Some(1)` at `b`, `Some(0)` strictly between.
+    fn lattice(&self, x: i64, y: i64) -> Option<i8> {
+        let px = I320::from_i64(x).shl(self.shift);
+        let py = I320::from_i64(y).shl(self.shift);
+        let (dx, dy) = (self.b.0.sub(self.a.0), self.b.1.sub(self.a.1));
+        let cross = dx.mul(py.sub(self.a.1)).sub(dy.mul(px.sub(self.a.0)));
+        let between = |v: I320, p: I320, q: I320| p.min(q) <= v && v <= p.max(q);
+        if cross != I320::ZERO
+            || !between(px, self.a.0, self.b.0)
+            || !between(py, self.a.1, self.b.1)
+        {
+            return None;
+        }
+        Some(if (px, py) == self.a {
+            -1
+        } else if (px, py) == self.b {
+            1
+        } else {
+            0
+        })
+    }
+}
+
+/// Where the segment from `a` to `b` passes exactly through a pixel corner from one
+/// pixel into its diagonal neighbour: `(from, to)` for each such crossing. The corner
+/// point itself belongs to the pixel below-right of it, so a segment that starts at
+/// a corner and heads up-left, or ends at one coming from the up-left, crosses too.
+pub fn corner_crossings(a: Point, b: Point) -> Vec<((i64, i64), (i64, i64))> {
+    let mut out = Vec::new();
+    if a.x == b.x || a.y == b.y {
+        return out; // along a row, a column or a single point: no diagonal move
+    }
+    let exact = ExactSegment::new(a, b);
+    let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
+    let (sx, sy) = ((bx - ax).signum() as i64, (by - ay).signum() as i64);
+    for x in ax.min(bx).ceil() as i64..=ax.max(bx).floor() as i64 {
+        let estimate = (ay + (x as f64 - ax) * (by - ay) / (bx - ax)).round() as i64;
+        for y in estimate - 1..=estimate + 1 {
+            let Some(place) = exact.lattice(x, y) else {
+                continue;
+            };
+            let before = (
+                if sx > 0 { x - 1 } else { x },
+                if sy > 0 { y - 1 } else { y },
+            );
+            let after = (
+                if sx > 0 { x } else { x - 1 },
+                if sy > 0 { y } else { y - 1 },
+            );
+            let from = if place == -1 { (x, y) } else { before };
+            let to = if place == 1 { (x, y) } else { after };
+            if from.0.abs_diff(to.0) == 1 && from.1.abs_diff(to.1) == 1 {
+                out.push((from, to));
+            }
+        }
+    }
+    out
+}
+
 /// Every pixel (possibly outside the mask) that the segment from `a` to `b` touches,
 /// pixels being half-open: `[x, x+1) x [y, y+1)`.
 pub fn touched_pixels(a: Point, b: Point) -> Vec<(i64, i64)> {
@@ -315,15 +376,43 @@ pub fn check_segment(grid: &NavGrid, a: Point, b: Point) -> Result<(), String> {
     Ok(())
 }
 
+/// [`check_segment`], and the crate's stricter move rule: where the segment passes
+/// exactly through a pixel corner from one pixel into its diagonal neighbour, both
+/// side pixels at that corner must be walkable (not just one).
+pub fn check_segment_strict(grid: &NavGrid, a: Point, b: Point) -> Result<(), String> {
+    check_segment(grid, a, b)?;
+    for (from, to) in corner_crossings(a, b) {
+        let sides = [(to.0, from.1), (from.0, to.1)];
+        if let Some(&(x, y)) = sides.iter().find(|&&(x, y)| !walkable(grid, x, y)) {
+            return Err(format!(
+                "segment {a:?} -> {b:?} cuts the corner of blocked pixel ({x}, {y}) going \
+                 from {from:?} to {to:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks a whole path: not empty, every point finite, every segment legal (a single
 /// point must be on a walkable pixel).
 pub fn check_path(grid: &NavGrid, path: &[Point]) -> Result<(), String> {
+    check_path_with(grid, path, check_segment)
+}
+
+/// [`check_path`] with [`check_segment_strict`].
+pub fn check_path_strict(grid: &NavGrid, path: &[Point]) -> Result<(), String> {
+    check_path_with(grid, path, check_segment_strict)
+}
+
+fn check_path_with(
+    grid: &NavGrid,
+    path: &[Point],
+    check: fn(&NavGrid, Point, Point) -> Result<(), String>,
+) -> Result<(), String> {
     match path {
         [] => Err("empty path".to_string()),
-        [p] => check_segment(grid, *p, *p),
-        _ => path
-            .windows(2)
-            .try_for_each(|w| check_segment(grid, w[0], w[1])),
+        [p] => check(grid, *p, *p),
+        _ => path.windows(2).try_for_each(|w| check(grid, w[0], w[1])),
     }
 }
 
@@ -432,6 +521,29 @@ mod tests {
         assert!(
             check_segment(&g, p(1e-45, 0.0), p(2.0f32.next_down(), 2.0f32.next_down())).is_err()
         );
+    }
+
+    #[test]
+    fn strict_rule_needs_both_sides_at_an_exact_corner() {
+        // (0, 1) blocked: passing the corner (1, 1) from (0, 0) to (1, 1) touches only
+        // one blocked side, allowed by the squeeze rule, not by the strict rule.
+        let g = grid(2, 2, &[1, 1, 0, 1]);
+        assert!(check_segment(&g, p(0.5, 0.5), p(1.5, 1.5)).is_ok());
+        assert!(check_segment_strict(&g, p(0.5, 0.5), p(1.5, 1.5)).is_err());
+        assert!(check_segment_strict(&g, p(1.0, 1.0), p(0.5, 0.5)).is_err());
+        assert!(check_segment_strict(&g, p(0.5, 0.5), p(1.0, 1.0)).is_err());
+        // Starting at the corner heading down-right, or ending there from below-right,
+        // never leaves pixel (1, 1).
+        assert!(check_segment_strict(&g, p(1.0, 1.0), p(1.5, 1.5)).is_ok());
+        assert!(check_segment_strict(&g, p(1.5, 1.5), p(1.0, 1.0)).is_ok());
+        // Near the corner but not through it: a plain walk through (1, 0).
+        assert!(check_segment_strict(&g, p(0.5, 0.5), p(1.5, 1.5f32.next_up())).is_err());
+        assert!(check_segment_strict(&g, p(0.5, 0.5), p(1.5f32.next_up(), 1.5)).is_ok());
+        assert_eq!(
+            corner_crossings(p(0.5, 1.5), p(2.5, 3.5)),
+            vec![((0, 1), (1, 2)), ((1, 2), (2, 3))]
+        );
+        assert!(corner_crossings(p(0.5, 1.5), p(2.5, 1.5)).is_empty());
     }
 
     #[test]
