@@ -16,7 +16,7 @@ use walkmask::{
 use support::{check_path_strict, flood, length, walkable};
 
 /// Cases per property. The whole file stays well under a minute in the dev profile.
-const CASES: u32 = 6000;
+const CASES: u32 = 8000;
 
 /// SplitMix64: a small deterministic generator for mask structure.
 struct Rng(u64);
@@ -540,10 +540,15 @@ fn blocked_start_near_the_far_edge_moves_to_the_nearest_pixel() {
     assert_eq!(r.waypoints.last(), Some(&Point::new(2.5, 3.5)));
 }
 
+/// [`CASES`] cases per property, or `PROPTEST_CASES` when set (for longer soak runs).
 fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CASES);
     ProptestConfig {
         failure_persistence: None,
-        ..ProptestConfig::with_cases(CASES)
+        ..ProptestConfig::with_cases(cases)
     }
 }
 
