@@ -118,9 +118,10 @@ impl FillScratch {
         } else {
             (0, 0)
         };
-        let heuristic = |i: usize| -> u32 {
+        // Octile estimate from padded coordinates (x, y) to the target.
+        let heuristic = |x: u32, y: u32| -> u32 {
             if TOWARD {
-                octile(((i % pw) as u32).abs_diff(tx), ((i / pw) as u32).abs_diff(ty))
+                octile(x.abs_diff(tx), y.abs_diff(ty))
             } else {
                 0
             }
@@ -133,7 +134,7 @@ impl FillScratch {
 
         dist[source] = 0;
         touched.push(source as u32);
-        let mut key = heuristic(source);
+        let mut key = heuristic((source % pw) as u32, (source / pw) as u32);
         buckets[(key & BUCKET_MASK) as usize].push((source as u32, 0));
         // Bit b set <=> bucket b is not empty: empty keys are skipped in one step.
         let mut occupied: u128 = 1u128 << (key & BUCKET_MASK);
@@ -158,13 +159,19 @@ impl FillScratch {
                 // SAFETY: `i` is a walkable pixel, so it is inside the one-pixel
                 // blocked border and all eight neighbours are in bounds.
                 debug_assert!(i > pw && i + pw + 1 < labels.len());
+                // Coordinates only matter for the estimate: one division per pixel.
+                let (x, y) = if TOWARD {
+                    ((i % pw) as u32, (i / pw) as u32)
+                } else {
+                    (0, 0)
+                };
                 let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
                 let west = at(i - 1);
                 let east = at(i + 1);
                 let north = at(i - pw);
                 let south = at(i + pw);
                 macro_rules! relax {
-                    ($n:expr, $cost:expr) => {{
+                    ($n:expr, $dx:expr, $dy:expr, $cost:expr) => {{
                         let n: usize = $n;
                         let nd = g + $cost;
                         // SAFETY: as above, `n` is a neighbour of an interior pixel.
@@ -174,7 +181,7 @@ impl FillScratch {
                                 touched.push(n as u32);
                             }
                             *old = nd;
-                            let f = nd + heuristic(n);
+                            let f = nd + heuristic(x.wrapping_add_signed($dx), y.wrapping_add_signed($dy));
                             let b = (f & BUCKET_MASK) as usize;
                             // SAFETY: b < BUCKETS == buckets.len().
                             unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));
@@ -183,27 +190,27 @@ impl FillScratch {
                     }};
                 }
                 if west {
-                    relax!(i - 1, CARDINAL);
+                    relax!(i - 1, -1, 0, CARDINAL);
                 }
                 if east {
-                    relax!(i + 1, CARDINAL);
+                    relax!(i + 1, 1, 0, CARDINAL);
                 }
                 if north {
-                    relax!(i - pw, CARDINAL);
+                    relax!(i - pw, 0, -1, CARDINAL);
                     if west && at(i - pw - 1) {
-                        relax!(i - pw - 1, DIAGONAL);
+                        relax!(i - pw - 1, -1, -1, DIAGONAL);
                     }
                     if east && at(i - pw + 1) {
-                        relax!(i - pw + 1, DIAGONAL);
+                        relax!(i - pw + 1, 1, -1, DIAGONAL);
                     }
                 }
                 if south {
-                    relax!(i + pw, CARDINAL);
+                    relax!(i + pw, 0, 1, CARDINAL);
                     if west && at(i + pw - 1) {
-                        relax!(i + pw - 1, DIAGONAL);
+                        relax!(i + pw - 1, -1, 1, DIAGONAL);
                     }
                     if east && at(i + pw + 1) {
-                        relax!(i + pw + 1, DIAGONAL);
+                        relax!(i + pw + 1, 1, 1, DIAGONAL);
                     }
                 }
             }
