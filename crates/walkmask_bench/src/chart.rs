@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::report::fmt_us;
+use crate::report::axis_us;
 
 /// One group of bars.
 #[derive(Clone, Debug)]
@@ -100,7 +100,7 @@ pub fn draw(path: &Path, title: &str, series: &[&str], groups: &[Group]) -> Resu
             .x_labels(0)
             .x_label_formatter(&|_| String::new())
             .y_desc("median time per query")
-            .y_label_formatter(&|v| fmt_us(Some(*v)))
+            .y_label_formatter(&|v| axis_us(*v))
             .label_style(("sans-serif", 15))
             .draw()
             .map_err(e)?;

@@ -114,13 +114,13 @@ impl Plan {
                 monoags_goals: 5,
                 monoags_limit: None,
                 budget_seconds: vec![
-                    (MaskClass::Room1080p, 15.0),
-                    (MaskClass::Room4k, 20.0),
-                    (MaskClass::Spiral1080p, 20.0),
-                    (MaskClass::Maze1080p, 15.0),
-                    (MaskClass::MovingAiLarge, 8.0),
-                    (MaskClass::MovingAiSmall, 3.0),
-                    (MaskClass::Monoags, 2.0),
+                    (MaskClass::Room1080p, 12.0),
+                    (MaskClass::Room4k, 15.0),
+                    (MaskClass::Spiral1080p, 12.0),
+                    (MaskClass::Maze1080p, 12.0),
+                    (MaskClass::MovingAiLarge, 6.0),
+                    (MaskClass::MovingAiSmall, 2.5),
+                    (MaskClass::Monoags, 1.5),
                 ],
                 pf_bfs_cap_large: 10,
                 floor_reps: 21,
@@ -149,6 +149,10 @@ struct Report<'a> {
     mode: &'static str,
     threads_available: usize,
     total_seconds: f64,
+    /// 1-minute load average when the run started and when it ended.
+    load_average: (Option<f64>, Option<f64>),
+    /// Share of the wall time the benchmark thread waited for a core.
+    run_queue_wait: Option<f64>,
     plan: &'a Plan,
     notes: Vec<&'static str>,
     masks: &'a [MaskSummary],
@@ -361,6 +365,8 @@ fn main() {
     let args = Args::parse();
     let plan = Plan::new(args.quick);
     let started = Instant::now();
+    let load_start = runner::load_average();
+    let sched_start = runner::schedstat();
     let mut notes = Vec::new();
     let sources = sources(&plan, &mut notes);
     println!(
@@ -418,13 +424,25 @@ fn main() {
         println!("   note: {n}");
     }
     let total = started.elapsed().as_secs_f64();
-    println!("\nTotal time {total:.1} s");
+    let load_end = runner::load_average();
+    let wait = sched_start
+        .zip(runner::schedstat())
+        .map(|((_, w0), (_, w1))| w1.saturating_sub(w0) as f64 / (total * 1e9));
+    println!(
+        "\nTotal time {total:.1} s on {} core(s); load average {} at the start, {} at the end; the benchmark waited for a core {} of the time",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        load_start.map_or("-".into(), |l| format!("{l:.2}")),
+        load_end.map_or("-".into(), |l| format!("{l:.2}")),
+        wait.map_or("-".into(), |w| format!("{:.0} %", w * 100.0)),
+    );
     let mut failed = false;
     if let Some(path) = &args.json {
         let report = Report {
             mode: if args.quick { "quick" } else { "full" },
             threads_available: std::thread::available_parallelism().map_or(1, |n| n.get()),
             total_seconds: total,
+            load_average: (load_start, load_end),
+            run_queue_wait: wait,
             plan: &plan,
             notes: NOTES.to_vec(),
             masks: &summaries,

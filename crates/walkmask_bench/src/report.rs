@@ -116,6 +116,9 @@ pub struct MaskSummary {
     pub floor_us: f64,
     /// Median warm field time / floor.
     pub full_fill_vs_floor: Option<f64>,
+    /// Share of the wall time spent waiting for a core (contention from other
+    /// processes); timings are inflated by about this much.
+    pub run_queue_wait: Option<f64>,
     /// Per method.
     pub methods: Vec<MethodSummary>,
 }
@@ -246,6 +249,7 @@ pub fn summarise(run: &MaskRun) -> (MaskSummary, Vec<Mismatch>) {
         warm_field_mean_settled: mean(&settled),
         floor_us,
         full_fill_vs_floor: warm_field_median_ms.map(|ms| ms * 1e3 / floor_us),
+        run_queue_wait: run.run_queue_wait,
         methods,
     };
     (summary, mismatches)
@@ -264,6 +268,22 @@ pub fn fmt_us(v: Option<f64>) -> String {
     }
 }
 
+/// A round axis value given in microseconds: "1 µs", "10 ms", "2.5 s".
+pub fn axis_us(v: f64) -> String {
+    let (value, unit) = if v < 1.0 {
+        (v * 1e3, "ns")
+    } else if v < 1e3 {
+        (v, "µs")
+    } else if v < 1e6 {
+        (v / 1e3, "ms")
+    } else {
+        (v / 1e6, "s")
+    };
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {unit}")
+}
+
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.digits$}"))
 }
@@ -273,7 +293,7 @@ pub fn mask_table(s: &MaskSummary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n== {} [{}] {} x {}, {} walkable px, {} region(s); {} queries, {} straight-line",
+        "\n== {} [{}] {} x {}, {} walkable px, {} region(s); {} queries, {} straight-line; waited for a core {}",
         s.name,
         s.class.as_str(),
         s.width,
@@ -281,7 +301,9 @@ pub fn mask_table(s: &MaskSummary) -> String {
         s.walkable,
         s.regions,
         s.queries,
-        s.straight_line
+        s.straight_line,
+        s.run_queue_wait
+            .map_or("-".into(), |w| format!("{:.0} % of the time", w * 100.0))
     );
     let _ = writeln!(
         out,
@@ -479,6 +501,36 @@ pub fn summary_table(
     }
     let _ = writeln!(
         out,
+        "\n== Headline: how many times slower than ours-cold each peer's median is (geometric mean over the class)"
+    );
+    let _ = writeln!(
+        out,
+        "   {:<16} {:>14} {:>16} {:>12} {:>14}",
+        "class", "seed-000 ref", "pathfinding A*", "JPS query", "ours warm"
+    );
+    for c in classes {
+        let r = |m: Method| opt(c.ratio_to_ours_cold.get(m.key()).copied(), 2);
+        let _ = writeln!(
+            out,
+            "   {:<16} {:>14} {:>16} {:>12} {:>14}",
+            c.class.as_str(),
+            r(Method::Seed000),
+            r(Method::PfAstar),
+            r(Method::Jps),
+            r(Method::OursWarm)
+        );
+    }
+    for m in masks.iter().filter(|m| m.class == MaskClass::Room1080p) {
+        let _ = writeln!(
+            out,
+            "   warm click median on {}: {} (p95 {})",
+            m.name,
+            fmt_us(m.method(Method::OursWarm).and_then(|x| x.median_us)),
+            fmt_us(m.method(Method::OursWarm).and_then(|x| x.p95_us))
+        );
+    }
+    let _ = writeln!(
+        out,
         "\n== Full fill: DistanceField::new vs the bandwidth floor"
     );
     for m in masks.iter().filter(|m| m.class.is_generated()) {
@@ -541,6 +593,10 @@ mod tests {
         assert_eq!(fmt_us(Some(1500.0)), "1.500 ms");
         assert_eq!(fmt_us(Some(2.5e6)), "2.500 s");
         assert_eq!(fmt_us(None), "-");
+        assert_eq!(axis_us(1000.0), "1 ms");
+        assert_eq!(axis_us(10.0), "10 µs");
+        assert_eq!(axis_us(2.5e6), "2.5 s");
+        assert_eq!(axis_us(0.1), "100 ns");
         assert_eq!(fmt_us(Some(12.345)), "12.3 µs");
         assert_eq!(fmt_us(Some(345.6)), "346 µs");
     }

@@ -62,6 +62,9 @@ pub struct MaskRun {
     pub field_settled: Vec<usize>,
     /// Memory-bandwidth floor (write + read a 4 bytes/pixel buffer).
     pub floor: Duration,
+    /// Share of the wall time this thread spent waiting for a core while the mask ran
+    /// (other processes competing), when the system tells.
+    pub run_queue_wait: Option<f64>,
     /// Octile optimum of each query when known without a scenario: from the warm
     /// field (diagonal 41/29), used when `pathfinding` A* did not run on the query.
     pub field_optimum: Vec<Option<f64>>,
@@ -128,6 +131,8 @@ pub fn run_mask(
     budget: impl Fn(Method) -> Budget,
     floor_reps: usize,
 ) -> MaskRun {
+    let sched_start = schedstat();
+    let wall_start = Instant::now();
     let t = Instant::now();
     let grid = NavGrid::new(mask.mask.clone(), walkmask::AreaSet::all());
     let navgrid_prep = t.elapsed();
@@ -259,6 +264,9 @@ pub fn run_mask(
         );
         runs.push(run);
     }
+    let run_queue_wait = sched_start.zip(schedstat()).map(|((_, w0), (_, w1))| {
+        w1.saturating_sub(w0) as f64 / wall_start.elapsed().as_nanos().max(1) as f64
+    });
     MaskRun {
         name: mask.name.clone(),
         class: mask.class,
@@ -272,7 +280,26 @@ pub fn run_mask(
         fields,
         field_settled,
         floor,
+        run_queue_wait,
         field_optimum,
         runs,
     }
+}
+
+/// This thread's time on a core and time waiting for one, in nanoseconds
+/// (`/proc/thread-self/schedstat`; `None` where there is no such file).
+pub fn schedstat() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut f = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some((f.next()??, f.next()??))
+}
+
+/// The 1-minute load average (`/proc/loadavg`), where there is one.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
