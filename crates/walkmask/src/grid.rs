@@ -1,6 +1,7 @@
 //! A mask prepared for queries under one area set: walkability and connected regions.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{AreaSet, Point, WalkMask};
 
@@ -22,6 +23,7 @@ pub struct NavGrid {
 }
 
 struct Inner {
+    id: u64,
     mask: WalkMask,
     areas: AreaSet,
     /// Padded: `(width + 2) * (height + 2)`, 0 = blocked or border, else region id.
@@ -78,8 +80,10 @@ impl NavGrid {
                 }
             }
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Self {
             inner: Arc::new(Inner {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 mask,
                 areas,
                 labels,
@@ -87,6 +91,17 @@ impl NavGrid {
                 walkable_count,
             }),
         }
+    }
+
+    /// An id unique to this prepared grid (and its clones) in this process: caches of
+    /// results computed on a grid key them by it.
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// Bytes held by the region labels.
+    pub fn memory_bytes(&self) -> usize {
+        self.inner.labels.capacity() * 4
     }
 
     /// The mask.

@@ -37,6 +37,7 @@
 pub mod areas;
 pub mod baseline;
 pub mod fill;
+pub mod flow;
 pub mod geom;
 pub mod grid;
 pub mod los;
