@@ -96,7 +96,12 @@ impl FillScratch {
     ///
     /// With `target = Some(t)`, the queue is ordered toward `t` and the fill stops as
     /// soon as `t` is settled. With `None`, it fills the whole region.
-    pub(crate) fn fill(&mut self, grid: &NavGrid, source: usize, target: Option<usize>) -> FillOutcome {
+    pub(crate) fn fill(
+        &mut self,
+        grid: &NavGrid,
+        source: usize,
+        target: Option<usize>,
+    ) -> FillOutcome {
         let labels = grid.labels();
         self.reset(labels.len());
         if labels[source] == 0 {
@@ -110,7 +115,12 @@ impl FillScratch {
 
     /// The bucket-queue loop. `TOWARD` orders by distance plus the octile estimate to
     /// `target` and stops when it is settled.
-    fn run<const TOWARD: bool>(&mut self, grid: &NavGrid, source: usize, target: usize) -> FillOutcome {
+    fn run<const TOWARD: bool>(
+        &mut self,
+        grid: &NavGrid,
+        source: usize,
+        target: usize,
+    ) -> FillOutcome {
         let labels = grid.labels();
         let pw = grid.padded_width();
         let (tx, ty) = if TOWARD {
@@ -181,7 +191,8 @@ impl FillScratch {
                                 touched.push(n as u32);
                             }
                             *old = nd;
-                            let f = nd + heuristic(x.wrapping_add_signed($dx), y.wrapping_add_signed($dy));
+                            let f = nd
+                                + heuristic(x.wrapping_add_signed($dx), y.wrapping_add_signed($dy));
                             let b = (f & BUCKET_MASK) as usize;
                             // SAFETY: b < BUCKETS == buckets.len().
                             unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));

@@ -57,12 +57,10 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
         (-1.0 / dy, (ay - y0 as f64) / -dy)
     };
     while steps_x > 0 || steps_y > 0 {
-        let corner =
-            steps_x > 0 && steps_y > 0 && (next_tx - next_ty).abs() <= CORNER_EPSILON;
+        let corner = steps_x > 0 && steps_y > 0 && (next_tx - next_ty).abs() <= CORNER_EPSILON;
         if corner {
             // Through a corner: both side pixels must be walkable.
-            if labels[(index + step_x) as usize] == 0 || labels[(index + step_y) as usize] == 0
-            {
+            if labels[(index + step_x) as usize] == 0 || labels[(index + step_y) as usize] == 0 {
                 return false;
             }
             index += step_x + step_y;
@@ -128,26 +126,62 @@ mod tests {
     #[test]
     fn blocked_pixel_on_the_way() {
         let g = grid(5, 1, &[1, 1, 0, 1, 1]);
-        assert!(!line_of_sight(&g, Point::new(0.5, 0.5), Point::new(4.5, 0.5)));
-        assert!(line_of_sight(&g, Point::new(0.5, 0.5), Point::new(1.99, 0.5)));
-        assert!(!line_of_sight(&g, Point::new(0.5, 0.5), Point::new(2.0, 0.5)));
-        assert!(line_of_sight(&g, Point::new(4.5, 0.5), Point::new(3.0, 0.5)));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(0.5, 0.5),
+            Point::new(4.5, 0.5)
+        ));
+        assert!(line_of_sight(
+            &g,
+            Point::new(0.5, 0.5),
+            Point::new(1.99, 0.5)
+        ));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(0.5, 0.5),
+            Point::new(2.0, 0.5)
+        ));
+        assert!(line_of_sight(
+            &g,
+            Point::new(4.5, 0.5),
+            Point::new(3.0, 0.5)
+        ));
     }
 
     #[test]
     fn corner_squeeze_is_blocked_both_ways() {
         let g = grid(2, 2, &[0, 1, 1, 0]);
-        assert!(!line_of_sight(&g, Point::new(1.5, 0.5), Point::new(0.5, 1.5)));
-        assert!(!line_of_sight(&g, Point::new(0.5, 1.5), Point::new(1.5, 0.5)));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(1.5, 0.5),
+            Point::new(0.5, 1.5)
+        ));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(0.5, 1.5),
+            Point::new(1.5, 0.5)
+        ));
         let open = grid(2, 2, &[1, 1, 1, 1]);
-        assert!(line_of_sight(&open, Point::new(1.5, 0.5), Point::new(0.5, 1.5)));
+        assert!(line_of_sight(
+            &open,
+            Point::new(1.5, 0.5),
+            Point::new(0.5, 1.5)
+        ));
     }
 
     #[test]
     fn outside_or_nan_is_not_clear() {
         let g = grid(2, 2, &[1, 1, 1, 1]);
-        assert!(!line_of_sight(&g, Point::new(0.5, 0.5), Point::new(2.0, 0.5)));
-        assert!(!line_of_sight(&g, Point::new(f32::NAN, 0.5), Point::new(1.0, 0.5)));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(0.5, 0.5),
+            Point::new(2.0, 0.5)
+        ));
+        assert!(!line_of_sight(
+            &g,
+            Point::new(f32::NAN, 0.5),
+            Point::new(1.0, 0.5)
+        ));
     }
 
     #[test]

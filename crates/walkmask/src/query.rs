@@ -325,7 +325,8 @@ impl Pathfinder {
             return Ok(PathResult::unreachable(outcome.settled, started.elapsed()));
         }
         self.pixels.clear();
-        self.pixels.extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
+        self.pixels
+            .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
         let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
         Ok(result(&ends, waypoints, outcome.settled, started))
     }

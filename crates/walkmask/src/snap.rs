@@ -80,10 +80,19 @@ mod tests {
 
     #[test]
     fn finds_nearest_by_euclidean_distance() {
-        let mask = WalkMask::from_fn(20, 20, |x, y| u8::from(x == 15 && y == 3 || x == 2 && y == 18)).unwrap();
+        let mask = WalkMask::from_fn(20, 20, |x, y| {
+            u8::from(x == 15 && y == 3 || x == 2 && y == 18)
+        })
+        .unwrap();
         let grid = NavGrid::new(mask, AreaSet::all());
-        assert_eq!(nearest_walkable(&grid, Point::new(10.5, 5.5)), Some((15, 3)));
-        assert_eq!(nearest_walkable(&grid, Point::new(3.5, 14.5)), Some((2, 18)));
+        assert_eq!(
+            nearest_walkable(&grid, Point::new(10.5, 5.5)),
+            Some((15, 3))
+        );
+        assert_eq!(
+            nearest_walkable(&grid, Point::new(3.5, 14.5)),
+            Some((2, 18))
+        );
         let empty = NavGrid::new(WalkMask::from_fn(4, 4, |_, _| 0).unwrap(), AreaSet::all());
         assert_eq!(nearest_walkable(&empty, Point::new(1.0, 1.0)), None);
     }
