@@ -1,0 +1,288 @@
+//! Debug overlay (cargo feature `debug_overlay`): the mask tinted by area over each
+//! room, walkers' current paths, targets and clicks.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::color::ColorToPacked;
+use bevy::color::palettes::css::{GOLD, LIME, ORANGE, RED, WHITE};
+use bevy::gizmos::GizmoPlugin;
+use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
+use bevy::image::{Image, ImageSampler};
+use bevy::prelude::*;
+
+use crate::asset::WalkMask;
+use crate::plan::PathJob;
+use crate::room::{WalkAreas, WalkRoom};
+use crate::walker::{WalkPath, WalkRequest, Walker};
+
+/// Switches the debug overlay on and off at runtime. Default: on.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WalkmaskDebug;
+///
+/// fn toggle(keys: Res<ButtonInput<KeyCode>>, mut debug: ResMut<WalkmaskDebug>) {
+///     if keys.just_pressed(KeyCode::F1) {
+///         debug.enabled = !debug.enabled;
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(toggle);
+/// ```
+#[derive(Resource, Clone, Debug, Reflect)]
+#[reflect(Resource, Debug)]
+pub struct WalkmaskDebug {
+    /// Whether the overlay is shown.
+    pub enabled: bool,
+}
+
+impl Default for WalkmaskDebug {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
+/// The gizmo group of the overlay's lines; style it through `GizmoConfigStore`.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WalkmaskGizmos;
+///
+/// fn thicker(mut store: ResMut<GizmoConfigStore>) {
+///     let (config, _) = store.config_mut::<WalkmaskGizmos>();
+///     config.line.width = 3.0;
+/// }
+/// # bevy::ecs::system::assert_is_system(thicker);
+/// ```
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct WalkmaskGizmos;
+
+/// The debug overlay: each room's mask as a tinted sprite (one colour per enabled
+/// area, grey for disabled areas, alpha 0.35, drawn just above the room), walkers'
+/// remaining paths, their targets, paths being planned and recent clicks.
+///
+/// Add it next to [`WalkmaskPlugin`](crate::WalkmaskPlugin). It does nothing harmful
+/// when the app has no gizmos (no `GizmoPlugin`: no lines) or no images (no
+/// `Assets<Image>`: no tinted mask), so it can stay in headless builds. Adding it twice
+/// is harmless.
+///
+/// ```no_run
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{WalkmaskDebugPlugin, WalkmaskPlugin};
+///
+/// App::new().add_plugins((DefaultPlugins, WalkmaskPlugin::default(), WalkmaskDebugPlugin));
+/// ```
+#[derive(Default, Clone, Copy, Debug)]
+pub struct WalkmaskDebugPlugin;
+
+impl Plugin for WalkmaskDebugPlugin {
+    fn build(&self, app: &mut App) {
+        if app.world().contains_resource::<OverlayInstalled>() {
+            return;
+        }
+        app.insert_resource(OverlayInstalled)
+            .init_resource::<WalkmaskDebug>()
+            .register_type::<WalkmaskDebug>()
+            .add_systems(
+                PostUpdate,
+                (
+                    update_mask_overlays.run_if(resource_exists::<Assets<Image>>),
+                    draw_walkers.run_if(gizmos_ready),
+                ),
+            );
+        init_gizmos(app);
+    }
+
+    fn finish(&self, app: &mut App) {
+        // GizmoPlugin may have been added after this plugin.
+        init_gizmos(app);
+    }
+
+    fn is_unique(&self) -> bool {
+        false
+    }
+}
+
+#[derive(Resource)]
+struct OverlayInstalled;
+
+fn init_gizmos(app: &mut App) {
+    let ready = app
+        .world()
+        .get_resource::<GizmoConfigStore>()
+        .is_some_and(|store| store.get_config::<WalkmaskGizmos>().is_some());
+    if !ready && app.is_plugin_added::<GizmoPlugin>() {
+        app.init_gizmo_group::<WalkmaskGizmos>();
+    }
+}
+
+fn gizmos_ready(store: Option<Res<GizmoConfigStore>>) -> bool {
+    store.is_some_and(|store| store.get_config::<WalkmaskGizmos>().is_some())
+}
+
+/// The tinted mask sprite, a child of its room.
+#[derive(Component)]
+struct MaskOverlay {
+    mask: AssetId<WalkMask>,
+    revision: usize,
+    areas: WalkAreas,
+}
+
+/// The tint of an area: a hue per id (golden-ratio steps), grey when disabled,
+/// transparent when blocked.
+fn area_color(id: u8, enabled: bool) -> [u8; 4] {
+    const ALPHA: f32 = 0.35;
+    if id == 0 {
+        return [0, 0, 0, 0];
+    }
+    let color = if enabled {
+        let hue = (id as f32 * 137.507_77) % 360.0;
+        Color::hsla(hue, 0.85, 0.55, ALPHA)
+    } else {
+        Color::srgba(0.5, 0.5, 0.5, ALPHA)
+    };
+    color.to_srgba().to_u8_array()
+}
+
+/// An RGBA image of `mask`, one colour per area.
+fn overlay_image(mask: &walkmask::WalkMask, areas: WalkAreas) -> Image {
+    let palette: Vec<[u8; 4]> = (0..=255u8)
+        .map(|id| area_color(id, areas.contains(id)))
+        .collect();
+    let mut data = Vec::with_capacity(mask.areas().len() * 4);
+    for &a in mask.areas() {
+        data.extend_from_slice(&palette[a as usize]);
+    }
+    let buffer = ::image::RgbaImage::from_raw(mask.width(), mask.height(), data)
+        .expect("one RGBA pixel per mask pixel");
+    let mut image = Image::from_dynamic(
+        ::image::DynamicImage::ImageRgba8(buffer),
+        true,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
+}
+
+/// Keeps one tinted sprite per room in step with its mask, areas and placement.
+fn update_mask_overlays(
+    mut commands: Commands,
+    debug: Res<WalkmaskDebug>,
+    rooms: Query<(Entity, &WalkRoom)>,
+    masks: Res<Assets<WalkMask>>,
+    mut images: ResMut<Assets<Image>>,
+    mut overlays: Query<(
+        Entity,
+        &ChildOf,
+        &mut MaskOverlay,
+        &mut Sprite,
+        &mut Transform,
+        &mut Visibility,
+    )>,
+) {
+    // Overlays whose room is gone or no longer a room.
+    for (entity, child_of, ..) in &overlays {
+        if rooms.get(child_of.parent()).is_err() {
+            commands.entity(entity).despawn();
+        }
+    }
+    for (room_entity, room) in &rooms {
+        let overlay = overlays
+            .iter_mut()
+            .find(|(_, child_of, ..)| child_of.parent() == room_entity);
+        let mask = masks.get(&room.mask);
+        let visible = debug.enabled && mask.is_some();
+        match (overlay, mask) {
+            (Some((_, _, _, _, _, mut visibility)), _) if !visible => {
+                visibility.set_if_neq(Visibility::Hidden);
+            }
+            (None, _) if !visible => {}
+            (None, Some(mask)) => {
+                let image = images.add(overlay_image(mask, room.areas));
+                let sprite = Sprite {
+                    image,
+                    custom_size: Some(mask.size().as_vec2() * room.scale),
+                    ..default()
+                };
+                commands.entity(room_entity).with_child((
+                    sprite,
+                    Transform::from_translation(room.offset.extend(0.5)),
+                    Visibility::Inherited,
+                    MaskOverlay {
+                        mask: room.mask.id(),
+                        revision: mask.revision(),
+                        areas: room.areas,
+                    },
+                    Name::new("walk mask overlay"),
+                ));
+            }
+            (Some((_, _, mut overlay, mut sprite, mut transform, mut visibility)), Some(mask)) => {
+                visibility.set_if_neq(Visibility::Inherited);
+                let stale = overlay.mask != room.mask.id()
+                    || overlay.revision != mask.revision()
+                    || overlay.areas != room.areas;
+                if stale {
+                    sprite.image = images.add(overlay_image(mask, room.areas));
+                    *overlay = MaskOverlay {
+                        mask: room.mask.id(),
+                        revision: mask.revision(),
+                        areas: room.areas,
+                    };
+                }
+                let size = Some(mask.size().as_vec2() * room.scale);
+                if sprite.custom_size != size {
+                    sprite.custom_size = size;
+                }
+                let translation = room.offset.extend(0.5);
+                if transform.translation != translation {
+                    transform.translation = translation;
+                }
+            }
+            (_, None) => {}
+        }
+    }
+}
+
+/// Paths, targets and clicks.
+fn draw_walkers(
+    debug: Res<WalkmaskDebug>,
+    time: Res<Time>,
+    mut gizmos: Gizmos<WalkmaskGizmos>,
+    mut requests: MessageReader<WalkRequest>,
+    mut clicks: Local<Vec<(Vec2, f32)>>,
+    walkers: Query<(&Transform, Option<&WalkPath>, Option<&PathJob>), With<Walker>>,
+) {
+    const CLICK_SECONDS: f32 = 1.0;
+    let now = time.elapsed_secs();
+    clicks.extend(
+        requests
+            .read()
+            .filter(|r| r.target.is_finite())
+            .map(|r| (r.target, now)),
+    );
+    clicks.retain(|&(_, at)| now - at < CLICK_SECONDS);
+    if !debug.enabled {
+        return;
+    }
+    for &(point, at) in clicks.iter() {
+        let fade = 1.0 - (now - at) / CLICK_SECONDS;
+        gizmos.circle_2d(point, 4.0 + 10.0 * (1.0 - fade), WHITE.with_alpha(fade));
+    }
+    for (transform, path, job) in &walkers {
+        let position = transform.translation.truncate();
+        gizmos.circle_2d(position, 6.0, LIME);
+        if let Some(path) = path {
+            let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
+            gizmos.linestrip_2d(std::iter::once(position).chain(rest.iter().copied()), ORANGE);
+            if let Some(end) = path.end() {
+                gizmos.circle_2d(end, 4.0, ORANGE);
+                if end.distance(path.target) > 0.5 {
+                    gizmos.line_2d(end, path.target, RED.with_alpha(0.6));
+                }
+            }
+            gizmos.cross_2d(path.target, 6.0, RED);
+        }
+        if let Some(job) = job {
+            gizmos.line_2d(position, job.target, GOLD.with_alpha(0.5));
+            gizmos.cross_2d(job.target, 6.0, GOLD);
+        }
+    }
+}

@@ -1,0 +1,633 @@
+//! Planning: walk requests become path queries on the async compute pool.
+//!
+//! A request is stored on the walker as a job. When the walker's room and mask are
+//! ready, the job spawns a task on [`AsyncComputeTaskPool`] that prepares (or reuses)
+//! a [`NavGrid`] for the mask and the enabled areas, borrows a [`Pathfinder`] from a
+//! pool and answers the query. The main thread only polls tasks with
+//! [`check_ready`]; it never builds grids or searches.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use bevy::asset::LoadState;
+use bevy::ecs::query::{QueryData, QueryFilter, ROQueryItem};
+use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
+use walkmask::{AreaSet, NavGrid, PathOptions, PathStatus, Pathfinder, Point};
+
+use crate::asset::WalkMask;
+use crate::room::{MaskMapping, WalkAreas, WalkRoom};
+use crate::walker::{
+    Arrived, Heading, PathCancelled, PathReady, PathUnreachable, WalkPath, WalkRequest, WalkState,
+    Walker,
+};
+
+/// Key of a prepared grid: which mask, which pixels, which areas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct GridKey {
+    mask: AssetId<WalkMask>,
+    revision: usize,
+    areas: AreaSet,
+}
+
+struct CacheEntry {
+    key: GridKey,
+    /// Keeps the pixels alive, so the revision (their address) cannot be reused by
+    /// another mask while the entry exists.
+    _mask: walkmask::WalkMask,
+    grid: Arc<OnceLock<NavGrid>>,
+    bytes: usize,
+}
+
+struct CacheInner {
+    /// Least recently used first.
+    entries: Vec<CacheEntry>,
+    budget: usize,
+    hits: u64,
+    misses: u64,
+}
+
+/// Counters of the [`NavGridCache`].
+///
+/// ```
+/// # use bevy_walkmask::GridCacheStats;
+/// let stats = GridCacheStats::default();
+/// assert_eq!(stats.hits + stats.misses, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridCacheStats {
+    /// Lookups that found a prepared (or in-preparation) grid.
+    pub hits: u64,
+    /// Lookups that had to prepare a grid.
+    pub misses: u64,
+    /// Grids held.
+    pub entries: usize,
+    /// Estimated bytes held by the grids.
+    pub bytes: usize,
+}
+
+/// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
+/// revision, enabled areas), least recently used dropped first when over the byte
+/// budget (the most recent grid is always kept).
+///
+/// Grids are built inside path tasks, never on the main thread. Two tasks that need
+/// the same grid at once share one build.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::NavGridCache;
+///
+/// fn report(cache: Res<NavGridCache>) {
+///     let stats = cache.stats();
+///     info!("{} grids, {} bytes, {} hits", stats.entries, stats.bytes, stats.hits);
+/// }
+/// # bevy::ecs::system::assert_is_system(report);
+/// ```
+#[derive(Resource, Clone)]
+pub struct NavGridCache {
+    inner: Arc<Mutex<CacheInner>>,
+}
+
+impl NavGridCache {
+    /// An empty cache holding at most about `budget_bytes` of grids.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// let cache = NavGridCache::new(64 << 20);
+    /// assert_eq!(cache.stats().entries, 0);
+    /// ```
+    pub fn new(budget_bytes: usize) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(CacheInner {
+                entries: Vec::new(),
+                budget: budget_bytes,
+                hits: 0,
+                misses: 0,
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, CacheInner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The counters.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// assert_eq!(NavGridCache::new(1024).stats().bytes, 0);
+    /// ```
+    pub fn stats(&self) -> GridCacheStats {
+        let inner = self.lock();
+        GridCacheStats {
+            hits: inner.hits,
+            misses: inner.misses,
+            entries: inner.entries.len(),
+            bytes: inner.entries.iter().map(|e| e.bytes).sum(),
+        }
+    }
+
+    /// Drops every grid.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// let cache = NavGridCache::new(1024);
+    /// cache.clear();
+    /// assert_eq!(cache.stats().entries, 0);
+    /// ```
+    pub fn clear(&self) {
+        self.lock().entries.clear();
+    }
+
+    /// The grid for `key`, built from `mask` on the calling thread if needed.
+    fn get_or_build(&self, key: GridKey, mask: &walkmask::WalkMask) -> NavGrid {
+        let cell = {
+            let mut inner = self.lock();
+            if let Some(i) = inner.entries.iter().position(|e| e.key == key) {
+                let entry = inner.entries.remove(i);
+                let cell = entry.grid.clone();
+                inner.entries.push(entry);
+                inner.hits += 1;
+                cell
+            } else {
+                inner.misses += 1;
+                // Grids of older pixels of the same asset are of no further use.
+                inner
+                    .entries
+                    .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
+                let cell = Arc::new(OnceLock::new());
+                let (w, h) = (mask.width() as usize, mask.height() as usize);
+                inner.entries.push(CacheEntry {
+                    key,
+                    _mask: mask.clone(),
+                    grid: cell.clone(),
+                    bytes: (w + 2) * (h + 2) * 4,
+                });
+                let mut used: usize = inner.entries.iter().map(|e| e.bytes).sum();
+                while used > inner.budget && inner.entries.len() > 1 {
+                    used -= inner.entries.remove(0).bytes;
+                }
+                cell
+            }
+        };
+        cell.get_or_init(|| NavGrid::new(mask.clone(), key.areas))
+            .clone()
+    }
+}
+
+/// Reusable [`Pathfinder`]s (their scratch buffers grow to the mask size once and are
+/// then reused by later queries).
+#[derive(Clone)]
+struct PathfinderPool {
+    options: PathOptions,
+    idle: Arc<Mutex<Vec<Pathfinder>>>,
+}
+
+impl PathfinderPool {
+    /// At most this many idle pathfinders are kept.
+    const MAX_IDLE: usize = 8;
+
+    fn take(&self) -> Pathfinder {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+            .unwrap_or_else(|| Pathfinder::with_options(self.options))
+    }
+
+    fn put(&self, pathfinder: Pathfinder) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < Self::MAX_IDLE {
+            idle.push(pathfinder);
+        }
+    }
+}
+
+/// What path tasks share: the grid cache and the pathfinder pool.
+#[derive(Resource, Clone)]
+pub(crate) struct Planner {
+    pub(crate) cache: NavGridCache,
+    pool: PathfinderPool,
+}
+
+impl Planner {
+    pub(crate) fn new(cache: NavGridCache, options: PathOptions) -> Self {
+        Self {
+            cache,
+            pool: PathfinderPool {
+                options,
+                idle: Arc::new(Mutex::new(Vec::new())),
+            },
+        }
+    }
+
+    /// Runs on a worker thread.
+    fn plan(&self, query: PlanQuery) -> PlanOutput {
+        let grid = self.cache.get_or_build(query.key, &query.mask);
+        let mut pathfinder = self.pool.take();
+        let result = pathfinder.find_path(&grid, query.start, query.goal);
+        self.pool.put(pathfinder);
+        match result {
+            Ok(path) if path.is_walkable() => {
+                if query.clamped && !self.pool.options.snap_destination {
+                    return PlanOutput::Unreachable;
+                }
+                PlanOutput::Path {
+                    waypoints: path
+                        .waypoints
+                        .iter()
+                        .map(|&p| query.mapping.mask_to_world(p))
+                        .collect(),
+                    snapped: path.status == PathStatus::Snapped || query.clamped,
+                }
+            }
+            Ok(_) => PlanOutput::Unreachable,
+            Err(error) => {
+                debug!("path query failed: {error}");
+                PlanOutput::Unreachable
+            }
+        }
+    }
+}
+
+/// Everything a path task needs, owned.
+struct PlanQuery {
+    key: GridKey,
+    mask: walkmask::WalkMask,
+    start: Point,
+    goal: Point,
+    clamped: bool,
+    mapping: MaskMapping,
+}
+
+/// A path task's answer.
+pub(crate) enum PlanOutput {
+    Path { waypoints: Vec<Vec2>, snapped: bool },
+    Unreachable,
+}
+
+pub(crate) enum JobState {
+    /// Waits for the room or the mask.
+    Waiting,
+    Running(Task<PlanOutput>),
+    /// The answer is on its way (a command applies it).
+    Done,
+}
+
+/// A walk request being answered, stored on the walker.
+#[derive(Component)]
+pub(crate) struct PathJob {
+    /// Unique per request, so late answers for replaced jobs are ignored.
+    pub(crate) id: u64,
+    pub(crate) target: Vec2,
+    /// The walker's position when the query started.
+    pub(crate) from: Vec2,
+    pub(crate) state: JobState,
+}
+
+static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
+
+/// One outcome, written as a message and triggered on the walker.
+pub(crate) enum Outcome {
+    Ready(PathReady),
+    Unreachable(PathUnreachable),
+    Cancelled(PathCancelled),
+    Arrived(Arrived),
+}
+
+pub(crate) fn emit(world: &mut World, outcome: Outcome) {
+    match outcome {
+        Outcome::Ready(ev) => {
+            world.write_message(ev.clone());
+            world.trigger(ev);
+        }
+        Outcome::Unreachable(ev) => {
+            world.write_message(ev.clone());
+            world.trigger(ev);
+        }
+        Outcome::Cancelled(ev) => {
+            world.write_message(ev.clone());
+            world.trigger(ev);
+        }
+        Outcome::Arrived(ev) => {
+            world.write_message(ev.clone());
+            world.trigger(ev);
+        }
+    }
+}
+
+/// Makes `target` the walker's current request (see [`WalkRequest`]).
+pub(crate) fn accept_request(world: &mut World, walker: Entity, target: Vec2) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        debug!("walk request for {walker}, which does not exist");
+        return;
+    };
+    if !entity.contains::<Walker>() {
+        warn!("walk request for {walker}, which has no Walker component");
+        drop(entity);
+        emit(
+            world,
+            Outcome::Unreachable(PathUnreachable {
+                entity: walker,
+                target,
+            }),
+        );
+        return;
+    }
+    let previous = entity.take::<PathJob>();
+    let walking = entity.contains::<WalkPath>();
+    let position = entity
+        .get::<Transform>()
+        .map_or(Vec2::ZERO, |t| t.translation.truncate());
+    let finite = target.is_finite();
+    if finite {
+        entity.insert(PathJob {
+            id: NEXT_JOB.fetch_add(1, Ordering::Relaxed),
+            target,
+            from: position,
+            state: JobState::Waiting,
+        });
+        if !walking {
+            entity.insert(WalkState::Planning);
+        }
+    } else {
+        warn!("walk request for {walker} to {target}, which is not a finite point");
+        if !walking {
+            entity.insert(WalkState::Unreachable);
+        }
+    }
+    // Dropping the old job's task cancels it.
+    if let Some(old) = previous {
+        emit(
+            world,
+            Outcome::Cancelled(PathCancelled {
+                entity: walker,
+                target: old.target,
+            }),
+        );
+    }
+    if !finite {
+        emit(
+            world,
+            Outcome::Unreachable(PathUnreachable {
+                entity: walker,
+                target,
+            }),
+        );
+    }
+}
+
+/// Stops the walker (see [`WalkCommandsExt::stop_walking`](crate::WalkCommandsExt::stop_walking)).
+pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    let job = entity.take::<PathJob>();
+    entity.remove::<WalkPath>();
+    if entity.contains::<Walker>() {
+        entity.insert((WalkState::Idle, Heading(Vec2::ZERO)));
+    }
+    if let Some(job) = job {
+        emit(
+            world,
+            Outcome::Cancelled(PathCancelled {
+                entity: walker,
+                target: job.target,
+            }),
+        );
+    }
+}
+
+/// Applies a job's answer, unless the job was replaced or the walker is gone.
+fn complete_job(world: &mut World, walker: Entity, id: u64, output: PlanOutput) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if entity.get::<PathJob>().map(|job| job.id) != Some(id) {
+        return;
+    }
+    let Some(job) = entity.take::<PathJob>() else {
+        return;
+    };
+    let position = entity
+        .get::<Transform>()
+        .map_or(Vec2::ZERO, |t| t.translation.truncate());
+    match output {
+        PlanOutput::Path {
+            mut waypoints,
+            snapped,
+        } => {
+            // The walker kept walking its old path while this one was computed:
+            // continue from where it stands.
+            if let Some(first) = waypoints.first_mut()
+                && entity.contains::<WalkPath>()
+                && position != job.from
+            {
+                *first = position;
+            }
+            entity.insert((
+                WalkPath {
+                    waypoints: waypoints.clone(),
+                    next: 0,
+                    target: job.target,
+                },
+                WalkState::Walking,
+            ));
+            emit(
+                world,
+                Outcome::Ready(PathReady {
+                    entity: walker,
+                    target: job.target,
+                    waypoints,
+                    snapped,
+                }),
+            );
+        }
+        PlanOutput::Unreachable => {
+            entity.remove::<WalkPath>();
+            entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
+            emit(
+                world,
+                Outcome::Unreachable(PathUnreachable {
+                    entity: walker,
+                    target: job.target,
+                }),
+            );
+        }
+    }
+}
+
+/// Reads [`WalkRequest`] messages (all of them, every frame).
+pub(crate) fn read_requests(mut commands: Commands, mut requests: MessageReader<WalkRequest>) {
+    for &WalkRequest { walker, target } in requests.read() {
+        commands.queue(move |world: &mut World| accept_request(world, walker, target));
+    }
+}
+
+/// The room a walker is in: its own, or the only one.
+pub(crate) fn resolve_room<'q, 's, D: QueryData, F: QueryFilter>(
+    walker: &Walker,
+    rooms: &'q Query<'_, 's, D, F>,
+) -> Option<ROQueryItem<'q, 's, D>> {
+    match walker.room {
+        Some(room) => rooms.get(room).ok(),
+        None => rooms.single().ok(),
+    }
+}
+
+/// Starts path tasks for jobs whose room and mask are ready.
+pub(crate) fn start_jobs(
+    mut commands: Commands,
+    mut walkers: Query<(Entity, &Walker, &Transform, &mut PathJob)>,
+    rooms: Query<(&WalkRoom, &GlobalTransform)>,
+    masks: Res<Assets<WalkMask>>,
+    server: Option<Res<AssetServer>>,
+    planner: Res<Planner>,
+) {
+    for (entity, walker, transform, mut job) in &mut walkers {
+        if !matches!(job.state, JobState::Waiting) {
+            continue;
+        }
+        let fail = |commands: &mut Commands, id: u64| {
+            commands.queue(move |world: &mut World| {
+                complete_job(world, entity, id, PlanOutput::Unreachable)
+            });
+        };
+        let Some((room, room_transform)) = resolve_room(walker, &rooms) else {
+            match walker.room {
+                Some(room) => warn!("walker {entity}: its room {room} has no WalkRoom"),
+                None => warn!(
+                    "walker {entity}: no room given and not exactly one WalkRoom in the world"
+                ),
+            }
+            job.state = JobState::Done;
+            fail(&mut commands, job.id);
+            continue;
+        };
+        let Some(mask) = masks.get(&room.mask) else {
+            let state = server
+                .as_ref()
+                .map_or(LoadState::NotLoaded, |s| s.load_state(&room.mask));
+            match state {
+                LoadState::Loading => {}
+                LoadState::Failed(error) => {
+                    warn!("walker {entity}: the room's walk mask failed to load: {error}");
+                    job.state = JobState::Done;
+                    fail(&mut commands, job.id);
+                }
+                LoadState::NotLoaded | LoadState::Loaded => {
+                    warn!("walker {entity}: the room's walk mask is missing");
+                    job.state = JobState::Done;
+                    fail(&mut commands, job.id);
+                }
+            }
+            continue;
+        };
+        let mapping = room.mapping(room_transform, mask.size());
+        let here = transform.translation.truncate();
+        let start = mapping
+            .clamp_to_mask(mapping.world_to_mask(here))
+            .map(|(p, _)| p);
+        let goal = mapping.clamp_to_mask(mapping.world_to_mask(job.target));
+        let (true, Some(start), Some((goal, clamped))) = (mapping.is_valid(), start, goal) else {
+            warn!(
+                "walker {entity}: cannot place the walk on the mask (walker at {here}, target {}, room scale {})",
+                job.target, room.scale
+            );
+            job.state = JobState::Done;
+            fail(&mut commands, job.id);
+            continue;
+        };
+        let areas = walker_areas(walker, room);
+        let query = PlanQuery {
+            key: GridKey {
+                mask: room.mask.id(),
+                revision: mask.revision(),
+                areas: areas.to_area_set(),
+            },
+            mask: mask.mask.clone(),
+            start,
+            goal,
+            clamped,
+            mapping,
+        };
+        let planner = planner.clone();
+        let task = AsyncComputeTaskPool::get().spawn(async move { planner.plan(query) });
+        job.from = here;
+        job.state = JobState::Running(task);
+    }
+}
+
+/// Collects finished path tasks without blocking.
+pub(crate) fn poll_jobs(mut commands: Commands, mut jobs: Query<(Entity, &mut PathJob)>) {
+    for (entity, mut job) in &mut jobs {
+        let JobState::Running(task) = &mut job.state else {
+            continue;
+        };
+        let Some(output) = check_ready(task) else {
+            continue;
+        };
+        job.state = JobState::Done;
+        let id = job.id;
+        commands.queue(move |world: &mut World| complete_job(world, entity, id, output));
+    }
+}
+
+/// Mask reloads: walkers on a changed mask re-plan from where they stand to their
+/// current target. Also reports masks that failed to load.
+pub(crate) fn react_to_mask_changes(
+    mut commands: Commands,
+    mut events: MessageReader<AssetEvent<WalkMask>>,
+    mut failures: MessageReader<bevy::asset::AssetLoadFailedEvent<WalkMask>>,
+    rooms: Query<&WalkRoom>,
+    mut walkers: Query<(Entity, &Walker, Option<&mut PathJob>, Option<&WalkPath>)>,
+) {
+    for failure in failures.read() {
+        error!(
+            "walk mask '{}' failed to load ({}); walk requests in rooms using it are answered with PathUnreachable",
+            failure.path, failure.error
+        );
+    }
+    let mut changed: Vec<AssetId<WalkMask>> = Vec::new();
+    for event in events.read() {
+        if let AssetEvent::Modified { id } = event
+            && !changed.contains(id)
+        {
+            changed.push(*id);
+        }
+    }
+    if changed.is_empty() {
+        return;
+    }
+    for (entity, walker, job, path) in &mut walkers {
+        let Some(room) = resolve_room(walker, &rooms) else {
+            continue;
+        };
+        if !changed.contains(&room.mask.id()) {
+            continue;
+        }
+        match (job, path) {
+            (Some(mut job), _) => {
+                if matches!(job.state, JobState::Running(_)) {
+                    // Same request, new pixels: start over (dropping the old task).
+                    job.state = JobState::Waiting;
+                }
+            }
+            (None, Some(path)) => {
+                let target = path.target;
+                debug!("walker {entity}: walk mask changed, re-planning to {target}");
+                commands.queue(move |world: &mut World| accept_request(world, entity, target));
+            }
+            (None, None) => {}
+        }
+    }
+}
+
+/// The areas a walker may use in a room.
+pub(crate) fn walker_areas(walker: &Walker, room: &WalkRoom) -> WalkAreas {
+    match walker.areas {
+        Some(limit) => room.areas.intersection(&limit),
+        None => room.areas,
+    }
+}
