@@ -40,6 +40,8 @@ pub struct FillScratch {
     pub(crate) dist: Vec<u32>,
     touched: Vec<u32>,
     buckets: Vec<Vec<(u32, u32)>>,
+    cardinal_queue: std::collections::VecDeque<(u32, u32)>,
+    diagonal_queue: std::collections::VecDeque<(u32, u32)>,
 }
 
 impl std::fmt::Debug for FillScratch {
@@ -70,6 +72,7 @@ impl FillScratch {
         self.dist.capacity() * 4
             + self.touched.capacity() * 4
             + self.buckets.iter().map(|b| b.capacity() * 8).sum::<usize>()
+            + (self.cardinal_queue.capacity() + self.diagonal_queue.capacity()) * 8
     }
 
     /// Makes `dist` all [`UNREACHED`] for a padded grid of `len` cells.
@@ -109,7 +112,101 @@ impl FillScratch {
         }
         match target {
             Some(t) => self.run::<true>(grid, source, t),
-            None => self.run::<false>(grid, source, usize::MAX),
+            None => self.run_full(grid, source),
+        }
+    }
+
+    /// The whole-region fill: exact Dijkstra with one first-in first-out queue per step
+    /// cost. Every pixel is settled in order of distance, so the pixels a cardinal step
+    /// reaches are queued in order of distance too, and likewise for diagonal steps:
+    /// the smaller of the two queue heads is always the next pixel to settle. No bucket
+    /// bookkeeping at all.
+    fn run_full(&mut self, grid: &NavGrid, source: usize) -> FillOutcome {
+        use std::collections::VecDeque;
+        let labels = grid.labels();
+        let pw = grid.padded_width();
+        let dist = &mut self.dist[..];
+        let touched = &mut self.touched;
+        assert_eq!(dist.len(), labels.len());
+        let mut cardinal: VecDeque<(u32, u32)> = std::mem::take(&mut self.cardinal_queue);
+        let mut diagonal: VecDeque<(u32, u32)> = std::mem::take(&mut self.diagonal_queue);
+        cardinal.clear();
+        diagonal.clear();
+        dist[source] = 0;
+        touched.push(source as u32);
+        cardinal.push_back((source as u32, 0));
+        let mut settled = 0usize;
+        loop {
+            let from_cardinal = match (cardinal.front(), diagonal.front()) {
+                (Some(c), Some(d)) => c.1 <= d.1,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let (index, g) = if from_cardinal {
+                cardinal.pop_front()
+            } else {
+                diagonal.pop_front()
+            }
+            .expect("front was Some");
+            let i = index as usize;
+            if g != dist[i] {
+                continue;
+            }
+            settled += 1;
+            // SAFETY: `i` is a walkable pixel, inside the blocked one-pixel border, so
+            // its eight neighbours are in bounds.
+            debug_assert!(i > pw && i + pw + 1 < labels.len());
+            let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
+            let west = at(i - 1);
+            let east = at(i + 1);
+            let north = at(i - pw);
+            let south = at(i + pw);
+            macro_rules! relax {
+                ($n:expr, $cost:expr, $queue:ident) => {{
+                    let n: usize = $n;
+                    let nd = g + $cost;
+                    // SAFETY: as above.
+                    let old = unsafe { dist.get_unchecked_mut(n) };
+                    if nd < *old {
+                        if *old == UNREACHED {
+                            touched.push(n as u32);
+                        }
+                        *old = nd;
+                        $queue.push_back((n as u32, nd));
+                    }
+                }};
+            }
+            if west {
+                relax!(i - 1, CARDINAL, cardinal);
+            }
+            if east {
+                relax!(i + 1, CARDINAL, cardinal);
+            }
+            if north {
+                relax!(i - pw, CARDINAL, cardinal);
+                if west && at(i - pw - 1) {
+                    relax!(i - pw - 1, DIAGONAL, diagonal);
+                }
+                if east && at(i - pw + 1) {
+                    relax!(i - pw + 1, DIAGONAL, diagonal);
+                }
+            }
+            if south {
+                relax!(i + pw, CARDINAL, cardinal);
+                if west && at(i + pw - 1) {
+                    relax!(i + pw - 1, DIAGONAL, diagonal);
+                }
+                if east && at(i + pw + 1) {
+                    relax!(i + pw + 1, DIAGONAL, diagonal);
+                }
+            }
+        }
+        self.cardinal_queue = cardinal;
+        self.diagonal_queue = diagonal;
+        FillOutcome {
+            reached: false,
+            settled,
         }
     }
 
