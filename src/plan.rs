@@ -44,6 +44,8 @@ struct CacheInner {
     /// Least recently used first.
     entries: Vec<CacheEntry>,
     budget: usize,
+    /// Areas present in each mask revision.
+    present: Vec<(AssetId<WalkMask>, usize, AreaSet)>,
     hits: u64,
     misses: u64,
 }
@@ -68,8 +70,9 @@ pub struct GridCacheStats {
 }
 
 /// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
-/// revision, enabled areas), least recently used dropped first when over the byte
-/// budget (the most recent grid is always kept).
+/// revision, enabled areas that occur in the mask), least recently used dropped first
+/// when over the byte budget (the most recent grid is always kept). Grids of a mask's
+/// older pixels are dropped once its new pixels are used.
 ///
 /// Grids are built inside path tasks, never on the main thread. Two tasks that need
 /// the same grid at once share one build.
@@ -102,6 +105,7 @@ impl NavGridCache {
             inner: Arc::new(Mutex::new(CacheInner {
                 entries: Vec::new(),
                 budget: budget_bytes,
+                present: Vec::new(),
                 hits: 0,
                 misses: 0,
             })),
@@ -137,11 +141,39 @@ impl NavGridCache {
     /// assert_eq!(cache.stats().entries, 0);
     /// ```
     pub fn clear(&self) {
-        self.lock().entries.clear();
+        let mut inner = self.lock();
+        inner.entries.clear();
+        inner.present.clear();
+    }
+
+    /// The areas that occur in the mask (computed once per revision, on the calling
+    /// thread).
+    fn present_areas(&self, key: &GridKey, mask: &walkmask::WalkMask) -> AreaSet {
+        let found = self
+            .lock()
+            .present
+            .iter()
+            .find(|(id, revision, _)| *id == key.mask && *revision == key.revision)
+            .map(|(_, _, areas)| *areas);
+        if let Some(areas) = found {
+            return areas;
+        }
+        let mut seen = [false; 256];
+        for &a in mask.areas() {
+            seen[a as usize] = true;
+        }
+        let areas: AreaSet = (1..=255u8).filter(|&id| seen[id as usize]).collect();
+        let mut inner = self.lock();
+        inner.present.retain(|(id, _, _)| *id != key.mask);
+        inner.present.push((key.mask, key.revision, areas));
+        areas
     }
 
     /// The grid for `key`, built from `mask` on the calling thread if needed.
-    fn get_or_build(&self, key: GridKey, mask: &walkmask::WalkMask) -> NavGrid {
+    ///
+    /// Area sets that differ only in areas absent from the mask share one grid.
+    fn get_or_build(&self, mut key: GridKey, mask: &walkmask::WalkMask) -> NavGrid {
+        key.areas = key.areas.intersection(&self.present_areas(&key, mask));
         let cell = {
             let mut inner = self.lock();
             if let Some(i) = inner.entries.iter().position(|e| e.key == key) {

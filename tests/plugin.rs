@@ -1,0 +1,953 @@
+//! Headless integration tests of the plugin: MinimalPlugins + AssetPlugin (rooted at
+//! `tests/assets`) + InputPlugin + TransformPlugin + WalkmaskPlugin, fixed 16 ms
+//! frames, bounded update loops.
+//!
+//! The test masks are written by [`write_masks`] into `tests/assets/generated/`
+//! (ignored by git) when the tests start:
+//!
+//! * `room.walk.png` (luma rule): 64 x 48, open floor with a wall at x = 30..=33
+//!   from the top down to y = 39; the way round is the gap at y = 40..=47.
+//! * `gate.walk.png` + `.meta` (indexed rule): area 1 at x < 40, a gate column of
+//!   area 2 at x = 40..=43, area 1 again at x >= 44; area 3 at x < 40, y >= 40.
+//! * `gate_plain.walk.png`: the same pixels without a `.meta` file.
+//! * `open.walk.png` (luma rule): 64 x 48, all walkable.
+//! * `corrupt.walk.png`: not an image.
+//!
+//! With scale 1 and the room at the origin, pixel (px, py) is world (px - 32, 24 - py).
+
+use std::sync::Once;
+use std::time::Duration;
+
+use bevy::asset::LoadState;
+use bevy::camera::{CameraProjection, RenderTargetInfo};
+use bevy::input::ButtonState;
+use bevy::input::InputPlugin;
+use bevy::input::mouse::MouseButtonInput;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy::window::PrimaryWindow;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::{NavGridCache, walkmask};
+
+// ---------------------------------------------------------------- test masks
+
+const ASSET_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/assets");
+
+fn asset_file(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(ASSET_ROOT).join(name)
+}
+
+/// Area id of the room mask's pixel: 1 walkable, 0 wall.
+fn room_pixel(x: u32, y: u32) -> u8 {
+    u8::from(!((30..=33).contains(&x) && y <= 39))
+}
+
+/// Area id of the gate mask's pixel.
+fn gate_pixel(x: u32, y: u32) -> u8 {
+    match x {
+        40..=43 => 2,
+        0..=39 if y >= 40 => 3,
+        _ => 1,
+    }
+}
+
+/// A 64 x 48 PNG whose grey level is `f(x, y)`.
+fn write_grey_png(name: &str, f: impl Fn(u32, u32) -> u8) {
+    let image = image::GrayImage::from_fn(64, 48, |x, y| image::Luma([f(x, y)]));
+    image.save(asset_file(name)).expect("write test mask");
+}
+
+/// Writes the test masks once per test run.
+fn write_masks() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        std::fs::create_dir_all(asset_file("generated")).unwrap();
+        write_grey_png("generated/room.walk.png", |x, y| room_pixel(x, y) * 255);
+        write_grey_png("generated/open.walk.png", |_, _| 255);
+        write_grey_png("generated/gate.walk.png", gate_pixel);
+        write_grey_png("generated/gate_plain.walk.png", gate_pixel);
+        std::fs::write(
+            asset_file("generated/gate.walk.png.meta"),
+            r#"(
+    meta_format_version: "1.0",
+    asset: Load(
+        loader: "bevy_walkmask::asset::WalkMaskLoader",
+        settings: (rule: Indexed),
+    ),
+)
+"#,
+        )
+        .unwrap();
+        std::fs::write(
+            asset_file("generated/corrupt.walk.png"),
+            b"\x89PNG\r\n\x1a\nthis is not really a png file",
+        )
+        .unwrap();
+    });
+}
+
+/// World position of the centre of mask pixel (px, py) (64 x 48 mask, scale 1, room
+/// at the origin).
+fn px(x: u32, y: u32) -> Vec2 {
+    Vec2::new(x as f32 + 0.5 - 32.0, 24.0 - (y as f32 + 0.5))
+}
+
+/// Mask pixel under a world position.
+fn pixel_of(world: Vec2) -> (u32, u32) {
+    ((world.x + 32.0).floor() as u32, (24.0 - world.y).floor() as u32)
+}
+
+// ---------------------------------------------------------------- app and log
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Ready { waypoints: Vec<Vec2>, snapped: bool },
+    Unreachable,
+    Cancelled,
+    Arrived(Vec2),
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    entity: Entity,
+    /// The request's target (the position for `Arrived`).
+    target: Vec2,
+    kind: Kind,
+}
+
+/// Outcomes seen by global observers and by message readers.
+#[derive(Resource, Default)]
+struct Log {
+    observed: Vec<Entry>,
+    messages: Vec<Entry>,
+}
+
+impl Log {
+    fn count(entries: &[Entry], entity: Entity, pred: impl Fn(&Entry) -> bool) -> usize {
+        entries
+            .iter()
+            .filter(|e| e.entity == entity && pred(e))
+            .count()
+    }
+
+    /// Checks observers and messages saw the same outcomes, and returns the observed
+    /// entries.
+    fn both(&self) -> &[Entry] {
+        let sorted = |entries: &[Entry]| {
+            let mut v: Vec<String> = entries.iter().map(|e| format!("{e:?}")).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            sorted(&self.observed),
+            sorted(&self.messages),
+            "observers and messages disagree"
+        );
+        &self.observed
+    }
+
+    fn ready(&self, entity: Entity) -> Vec<(Vec2, Vec<Vec2>, bool)> {
+        self.observed
+            .iter()
+            .filter(|e| e.entity == entity)
+            .filter_map(|e| match &e.kind {
+                Kind::Ready { waypoints, snapped } => Some((e.target, waypoints.clone(), *snapped)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn has(&self, entity: Entity, pred: impl Fn(&Kind) -> bool) -> bool {
+        self.observed
+            .iter()
+            .any(|e| e.entity == entity && pred(&e.kind))
+    }
+}
+
+fn log_messages(
+    mut log: ResMut<Log>,
+    mut ready: MessageReader<PathReady>,
+    mut unreachable: MessageReader<PathUnreachable>,
+    mut cancelled: MessageReader<PathCancelled>,
+    mut arrived: MessageReader<Arrived>,
+) {
+    for ev in ready.read() {
+        log.messages.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Ready {
+                waypoints: ev.waypoints.clone(),
+                snapped: ev.snapped,
+            },
+        });
+    }
+    for ev in unreachable.read() {
+        log.messages.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Unreachable,
+        });
+    }
+    for ev in cancelled.read() {
+        log.messages.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Cancelled,
+        });
+    }
+    for ev in arrived.read() {
+        log.messages.push(Entry {
+            entity: ev.entity,
+            target: ev.position,
+            kind: Kind::Arrived(ev.position),
+        });
+    }
+}
+
+fn app_with(plugin: WalkmaskPlugin) -> App {
+    write_masks();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: ASSET_ROOT.into(),
+            ..default()
+        },
+        InputPlugin,
+        TransformPlugin,
+        plugin,
+        WalkmaskDebugPlugin, // no gizmos, no images here: must be harmless
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))
+    .init_resource::<Log>()
+    .add_systems(Last, log_messages)
+    .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
+        log.observed.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Ready {
+                waypoints: ev.waypoints.clone(),
+                snapped: ev.snapped,
+            },
+        })
+    })
+    .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
+        log.observed.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Unreachable,
+        })
+    })
+    .add_observer(|ev: On<PathCancelled>, mut log: ResMut<Log>| {
+        log.observed.push(Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Cancelled,
+        })
+    })
+    .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| {
+        log.observed.push(Entry {
+            entity: ev.entity,
+            target: ev.position,
+            kind: Kind::Arrived(ev.position),
+        })
+    });
+    app
+}
+
+fn test_app() -> App {
+    app_with(WalkmaskPlugin::default())
+}
+
+/// Updates until `pred` holds; panics after `max` updates.
+fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> bool) -> usize {
+    for i in 0..max {
+        app.update();
+        if pred(app.world_mut()) {
+            return i + 1;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("condition not reached after {max} updates");
+}
+
+/// Runs `n` updates.
+fn run(app: &mut App, n: usize) {
+    for _ in 0..n {
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
+    let handle: Handle<WalkMask> = app.world().resource::<AssetServer>().load(path.to_owned());
+    wait_loaded(app, &handle);
+    handle
+}
+
+fn wait_loaded(app: &mut App, handle: &Handle<WalkMask>) {
+    run_until(app, 500, |w| {
+        match w.resource::<AssetServer>().load_state(handle) {
+            LoadState::Failed(e) => panic!("load failed: {e}"),
+            _ => w.resource::<Assets<WalkMask>>().contains(handle),
+        }
+    });
+}
+
+fn spawn_room(app: &mut App, room: WalkRoom) -> Entity {
+    app.world_mut().spawn(room).id()
+}
+
+fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
+    app.world_mut()
+        .spawn((walker, Transform::from_translation(at.extend(1.0))))
+        .id()
+}
+
+fn request(app: &mut App, walker: Entity, target: Vec2) {
+    app.world_mut()
+        .write_message(WalkRequest { walker, target });
+}
+
+fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(entity)
+        .unwrap()
+        .translation
+        .truncate()
+}
+
+fn state(app: &App, entity: Entity) -> WalkState {
+    *app.world().get::<WalkState>(entity).unwrap()
+}
+
+fn arrived(entity: Entity) -> impl FnMut(&mut World) -> bool {
+    move |w| {
+        w.resource::<Log>()
+            .has(entity, |k| matches!(k, Kind::Arrived(_)))
+    }
+}
+
+/// Whether every segment of `path` stays on pixels that `walkable` accepts (sampled
+/// every 0.1 units).
+fn path_stays_on(path: &[Vec2], walkable: impl Fn(u32, u32) -> bool) -> bool {
+    path.windows(2).all(|w| {
+        let steps = (w[0].distance(w[1]) / 0.1).ceil().max(1.0) as usize;
+        (0..=steps).all(|i| {
+            let p = w[0].lerp(w[1], i as f32 / steps as f32);
+            let (x, y) = pixel_of(p);
+            walkable(x, y)
+        })
+    })
+}
+
+// ---------------------------------------------------------------- tests
+
+#[test]
+fn mask_asset_loads_with_default_meta_and_builder_settings() {
+    let mut app = test_app();
+    let room = load_mask(&mut app, "generated/room.walk.png");
+    let gate_meta = load_mask(&mut app, "generated/gate.walk.png");
+    let gate_builder: Handle<WalkMask> = app
+        .world()
+        .resource::<AssetServer>()
+        .load_builder()
+        .with_settings(|s: &mut WalkMaskSettings| s.rule = walkmask::DecodeRule::Indexed)
+        .load("generated/gate_plain.walk.png");
+    wait_loaded(&mut app, &gate_builder);
+
+    let masks = app.world().resource::<Assets<WalkMask>>();
+    let room = masks.get(&room).unwrap();
+    assert_eq!(room.size(), UVec2::new(64, 48));
+    for (x, y) in [(0, 0), (31, 10), (31, 45), (63, 47)] {
+        assert_eq!(room.area_at(x, y), Some(room_pixel(x, y)), "room pixel {x},{y}");
+    }
+    for gate in [masks.get(&gate_meta).unwrap(), masks.get(&gate_builder).unwrap()] {
+        for (x, y) in [(10, 10), (41, 10), (50, 45), (10, 45)] {
+            assert_eq!(gate.area_at(x, y), Some(gate_pixel(x, y)), "gate pixel {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let start = px(12, 14);
+    let player = app
+        .world_mut()
+        .spawn((Walker::new(200.0), Player, Transform::from_translation(start.extend(1.0))))
+        .id();
+    // A walker without `Player` must not follow clicks.
+    let npc = spawn_walker(&mut app, Walker::new(200.0), px(5, 5));
+
+    // 1280 x 720 window, 2D camera at the origin, Camera::computed filled by hand
+    // (camera_system lives in the renderer).
+    let window = app
+        .world_mut()
+        .spawn((Window::default(), PrimaryWindow))
+        .id();
+    let mut projection = OrthographicProjection::default_2d();
+    projection.update(1280.0, 720.0);
+    let mut camera = Camera::default();
+    camera.computed.target_info = Some(RenderTargetInfo {
+        physical_size: UVec2::new(1280, 720),
+        scale_factor: 1.0,
+    });
+    camera.computed.clip_from_view = projection.get_clip_from_view();
+    app.world_mut().spawn((Camera2d, camera));
+    app.update();
+
+    // The centre of pixel (52, 34), beyond the wall.
+    let target = px(52, 34);
+    let cursor = Vec2::new(640.0 + target.x, 360.0 - target.y);
+    app.world_mut()
+        .get_mut::<Window>(window)
+        .unwrap()
+        .set_cursor_position(Some(cursor));
+    app.world_mut().write_message(MouseButtonInput {
+        button: MouseButton::Left,
+        state: ButtonState::Pressed,
+        window,
+    });
+    app.update();
+    app.world_mut().write_message(MouseButtonInput {
+        button: MouseButton::Left,
+        state: ButtonState::Released,
+        window,
+    });
+
+    run_until(&mut app, 300, arrived(player));
+    let log = app.world().resource::<Log>();
+    let ready = log.ready(player);
+    assert_eq!(ready.len(), 1);
+    let (requested, waypoints, snapped) = &ready[0];
+    assert!(requested.distance(target) < 1e-3, "clicked {requested}, expected {target}");
+    assert!(!snapped);
+    assert!(waypoints.len() > 2, "must go round the wall: {waypoints:?}");
+    assert!(waypoints[0].distance(start) < 1e-3);
+    assert!(waypoints.last().unwrap().distance(target) < 1e-3);
+    assert!(path_stays_on(waypoints, |x, y| room_pixel(x, y) == 1));
+    assert!(position(&app, player).distance(target) < 1e-3);
+    assert_eq!(state(&app, player), WalkState::Arrived);
+    assert_eq!(app.world().get::<Heading>(player).unwrap().0, Vec2::ZERO);
+    assert!(app.world().get::<WalkPath>(player).is_none());
+    // The NPC got nothing.
+    assert!(!log.both().iter().any(|e| e.entity == npc));
+    assert_eq!(position(&app, npc), px(5, 5));
+}
+
+#[test]
+fn click_on_a_wall_walks_to_the_nearest_reachable_point() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(200.0), px(10, 10));
+    let target = px(31, 10); // inside the wall, 2 pixels from its left face
+    request(&mut app, walker, target);
+    run_until(&mut app, 300, arrived(walker));
+
+    let log = app.world().resource::<Log>();
+    let ready = log.ready(walker);
+    assert_eq!(ready.len(), 1);
+    let (_, waypoints, snapped) = &ready[0];
+    assert!(snapped);
+    let end = *waypoints.last().unwrap();
+    let (ex, ey) = pixel_of(end);
+    assert_eq!(room_pixel(ex, ey), 1, "ends on a walkable pixel");
+    assert!(end.distance(target) <= 2.0, "end {end} is the nearest, target {target}");
+    assert_eq!((ex, ey), (29, 10));
+    assert!(position(&app, walker).distance(end) < 1e-3);
+    let arrived_at = log
+        .both()
+        .iter()
+        .find_map(|e| match e.kind {
+            Kind::Arrived(p) if e.entity == walker => Some(p),
+            _ => None,
+        })
+        .unwrap();
+    assert!(arrived_at.distance(end) < 1e-3);
+}
+
+#[test]
+fn targets_outside_the_mask_are_clamped_and_snapped_and_nan_is_unreachable() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(400.0), px(40, 20));
+    request(&mut app, walker, Vec2::new(1000.0, px(40, 20).y));
+    run_until(&mut app, 300, arrived(walker));
+    let ready = app.world().resource::<Log>().ready(walker);
+    let (_, waypoints, snapped) = &ready[0];
+    assert!(snapped);
+    assert_eq!(pixel_of(*waypoints.last().unwrap()), (63, 20));
+
+    request(&mut app, walker, Vec2::new(f32::NAN, 0.0));
+    request(&mut app, walker, Vec2::new(0.0, f32::INFINITY));
+    run(&mut app, 3);
+    let log = app.world().resource::<Log>();
+    assert_eq!(
+        Log::count(log.both(), walker, |e| e.kind == Kind::Unreachable),
+        2
+    );
+    assert_eq!(state(&app, walker), WalkState::Unreachable);
+    // A walk request for an entity that is gone: nothing happens.
+    let ghost = app.world_mut().spawn_empty().id();
+    app.world_mut().despawn(ghost);
+    request(&mut app, ghost, Vec2::ZERO);
+    run(&mut app, 3);
+    assert!(!app.world().resource::<Log>().both().iter().any(|e| e.entity == ghost));
+}
+
+#[test]
+fn enabling_the_gate_area_changes_the_path() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/gate.walk.png");
+    let room = spawn_room(
+        &mut app,
+        WalkRoom::new(mask).with_areas(WalkAreas::only(&[1, 3])),
+    );
+    let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 20));
+    let target = px(55, 20);
+    request(&mut app, walker, target);
+    run_until(&mut app, 300, arrived(walker));
+    let (_, before, snapped) = app.world().resource::<Log>().ready(walker)[0].clone();
+    assert!(snapped, "the gate is closed");
+    assert_eq!(pixel_of(*before.last().unwrap()), (39, 20));
+
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .enable_area(2);
+    request(&mut app, walker, target);
+    run_until(&mut app, 300, |w| {
+        w.resource::<Log>()
+            .observed
+            .iter()
+            .filter(|e| e.entity == walker && matches!(e.kind, Kind::Arrived(_)))
+            .count()
+            == 2
+    });
+    let ready = app.world().resource::<Log>().ready(walker);
+    let (_, after, snapped) = &ready[1];
+    assert!(!snapped, "the gate is open");
+    assert!(after.last().unwrap().distance(target) < 1e-3);
+    assert!(position(&app, walker).distance(target) < 1e-3);
+    app.world().resource::<Log>().both();
+}
+
+#[test]
+fn with_snapping_off_a_closed_gate_is_unreachable() {
+    let mut app = app_with(WalkmaskPlugin {
+        snap_to_reachable: false,
+        ..default()
+    });
+    let mask = load_mask(&mut app, "generated/gate.walk.png");
+    let room = spawn_room(&mut app, WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])));
+    let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 20));
+    let target = px(55, 20);
+    request(&mut app, walker, target);
+    run_until(&mut app, 300, |w| {
+        w.resource::<Log>().has(walker, |k| *k == Kind::Unreachable)
+    });
+    assert_eq!(state(&app, walker), WalkState::Unreachable);
+    assert_eq!(position(&app, walker), px(10, 20));
+    // Outside the mask is unreachable too when snapping is off.
+    request(&mut app, walker, Vec2::new(-500.0, 0.0));
+    run_until(&mut app, 300, |w| {
+        Log::count(&w.resource::<Log>().observed, walker, |e| {
+            e.kind == Kind::Unreachable
+        }) == 2
+    });
+
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .set_area(2, true);
+    request(&mut app, walker, target);
+    run_until(&mut app, 300, arrived(walker));
+    let (_, path, snapped) = app.world().resource::<Log>().ready(walker)[0].clone();
+    assert!(!snapped);
+    assert!(path_stays_on(&path, |x, y| gate_pixel(x, y) <= 2 && gate_pixel(x, y) >= 1));
+    app.world().resource::<Log>().both();
+}
+
+#[test]
+fn walker_area_limits_are_respected() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/gate.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let target = px(10, 45); // in area 3
+    let npc = spawn_walker(
+        &mut app,
+        Walker::new(400.0).with_areas(WalkAreas::only(&[1, 2])),
+        px(10, 20),
+    );
+    let anyone = spawn_walker(&mut app, Walker::new(400.0), px(12, 20));
+    request(&mut app, npc, target);
+    request(&mut app, anyone, target);
+    run_until(&mut app, 300, |w| arrived(npc)(w) && arrived(anyone)(w));
+    let log = app.world().resource::<Log>();
+    let (_, npc_path, npc_snapped) = log.ready(npc)[0].clone();
+    assert!(npc_snapped);
+    assert_eq!(pixel_of(*npc_path.last().unwrap()), (10, 39));
+    assert!(path_stays_on(&npc_path, |x, y| gate_pixel(x, y) != 3));
+    let (_, path, snapped) = log.ready(anyone)[0].clone();
+    assert!(!snapped);
+    assert!(path.last().unwrap().distance(target) < 1e-3);
+    log.both();
+}
+
+#[test]
+fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(200.0), px(10, 10));
+    let (first, second, third) = (px(50, 10), px(10, 40), px(20, 20));
+
+    // Two requests in one frame: the first is superseded before it starts.
+    request(&mut app, walker, first);
+    request(&mut app, walker, second);
+    // Another one a frame later, while the second may still be computing (multi
+    // threaded) or already walking (single threaded): one outcome each either way.
+    app.update();
+    app.world_mut().commands().entity(walker).walk_to(third);
+    app.world_mut().flush();
+    run_until(&mut app, 400, arrived(walker));
+    run(&mut app, 2);
+
+    let log = app.world().resource::<Log>();
+    let entries = log.both();
+    let outcomes_for = |target: Vec2| {
+        Log::count(entries, walker, |e| {
+            e.target == target && !matches!(e.kind, Kind::Arrived(_))
+        })
+    };
+    assert_eq!(outcomes_for(first), 1, "{entries:#?}");
+    assert_eq!(outcomes_for(second), 1, "{entries:#?}");
+    assert_eq!(outcomes_for(third), 1, "{entries:#?}");
+    assert!(entries
+        .iter()
+        .any(|e| e.target == first && e.kind == Kind::Cancelled));
+    assert!(log.ready(walker).iter().any(|(t, _, _)| *t == third));
+    let arrivals: Vec<Vec2> = entries
+        .iter()
+        .filter_map(|e| match e.kind {
+            Kind::Arrived(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    // The walk to `second` may or may not have ended before the path to `third` was
+    // ready; the last walk ends at `third`.
+    assert!(!arrivals.is_empty() && arrivals.len() <= 2, "{arrivals:?}");
+    assert!(arrivals.last().unwrap().distance(third) < 1e-3);
+    assert!(arrivals.iter().all(|p| p.distance(third) < 1e-3 || p.distance(second) < 1e-3));
+    assert!(position(&app, walker).distance(third) < 1e-3);
+}
+
+#[test]
+fn a_new_path_while_walking_continues_smoothly() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/open.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(200.0), px(5, 24));
+    request(&mut app, walker, px(60, 24));
+    run_until(&mut app, 100, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+    });
+    run(&mut app, 3);
+    // 200 units/s * 16 ms = 3.2 units a frame at most.
+    let step = 200.0 * 0.016 + 1e-3;
+    let mut last = position(&app, walker);
+    request(&mut app, walker, px(5, 5));
+    for _ in 0..200 {
+        app.update();
+        let now = position(&app, walker);
+        assert!(now.distance(last) <= step, "jumped from {last} to {now}");
+        last = now;
+        if arrived(walker)(app.world_mut()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(position(&app, walker).distance(px(5, 5)) < 1e-3);
+    let ready = app.world().resource::<Log>().ready(walker);
+    assert_eq!(ready.len(), 2);
+    // The second walk started where the walker stood, not back at its first start.
+    assert!(ready[1].1[0].x > px(5, 24).x + 5.0);
+}
+
+#[test]
+fn stop_walking_stops_without_arrived() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/open.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(100.0), px(5, 24));
+    request(&mut app, walker, px(60, 24));
+    run_until(&mut app, 100, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+    });
+    run(&mut app, 3);
+    app.world_mut().commands().entity(walker).stop_walking();
+    app.world_mut().flush();
+    app.update();
+    let stopped_at = position(&app, walker);
+    run(&mut app, 20);
+    assert_eq!(position(&app, walker), stopped_at);
+    assert_eq!(state(&app, walker), WalkState::Idle);
+    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
+    let log = app.world().resource::<Log>();
+    assert!(!log.has(walker, |k| matches!(k, Kind::Arrived(_))));
+    // A stop right after a request (same command queue) cancels it.
+    let to = px(60, 40);
+    app.world_mut().commands().entity(walker).walk_to(to);
+    app.world_mut().commands().entity(walker).stop_walking();
+    app.world_mut().flush();
+    run(&mut app, 5);
+    let log = app.world().resource::<Log>();
+    assert_eq!(
+        Log::count(log.both(), walker, |e| e.target == to),
+        1,
+        "exactly one outcome"
+    );
+    assert!(log.has(walker, |k| *k == Kind::Cancelled));
+    assert_eq!(state(&app, walker), WalkState::Idle);
+    assert_eq!(position(&app, walker), stopped_at);
+}
+
+/// Despawns the walker named in `DespawnNow` between planning and polling.
+#[derive(Resource)]
+struct DespawnNow(Option<Entity>);
+
+#[test]
+fn despawning_a_walker_with_a_task_in_flight_is_quiet() {
+    let mut app = test_app();
+    app.insert_resource(DespawnNow(None)).add_systems(
+        Update,
+        (|mut commands: Commands, mut now: ResMut<DespawnNow>| {
+            if let Some(e) = now.0.take() {
+                commands.entity(e).despawn();
+            }
+        })
+        .after(WalkmaskSystems::Plan)
+        .before(WalkmaskSystems::Poll),
+    );
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let doomed = spawn_walker(&mut app, Walker::new(200.0), px(10, 10));
+    let later = spawn_walker(&mut app, Walker::new(200.0), px(12, 10));
+    let survivor = spawn_walker(&mut app, Walker::new(200.0), px(14, 10));
+    request(&mut app, doomed, px(50, 40));
+    request(&mut app, survivor, px(50, 40));
+    app.world_mut().resource_mut::<DespawnNow>().0 = Some(doomed);
+    app.update(); // task spawned in Plan, walker despawned before Poll
+    request(&mut app, later, px(50, 40));
+    app.update(); // its task may or may not be finished by now
+    let before = Log::count(&app.world().resource::<Log>().observed, later, |_| true);
+    app.world_mut().despawn(later);
+    run_until(&mut app, 300, arrived(survivor));
+    run(&mut app, 5);
+    let log = app.world().resource::<Log>();
+    assert!(
+        !log.both().iter().any(|e| e.entity == doomed),
+        "no outcome for a walker despawned with its task in flight"
+    );
+    assert_eq!(
+        Log::count(&log.observed, later, |_| true),
+        before,
+        "nothing after the despawn"
+    );
+}
+
+#[test]
+fn a_corrupt_mask_fails_to_load_and_requests_are_unreachable() {
+    let mut app = test_app();
+    let handle: Handle<WalkMask> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("generated/corrupt.walk.png");
+    run_until(&mut app, 500, |w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&handle),
+            LoadState::Failed(_)
+        )
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&handle) else {
+        unreachable!()
+    };
+    assert!(error.to_string().contains("corrupt.walk.png"), "{error}");
+    spawn_room(&mut app, WalkRoom::new(handle));
+    let walker = spawn_walker(&mut app, Walker::new(200.0), Vec2::ZERO);
+    request(&mut app, walker, Vec2::new(5.0, 5.0));
+    run_until(&mut app, 50, |w| {
+        w.resource::<Log>().has(walker, |k| *k == Kind::Unreachable)
+    });
+    assert_eq!(state(&app, walker), WalkState::Unreachable);
+    app.world().resource::<Log>().both();
+}
+
+#[test]
+fn requests_wait_for_the_mask_and_fail_without_a_room() {
+    let mut app = test_app();
+    // No room at all.
+    let lost = spawn_walker(&mut app, Walker::new(200.0), Vec2::ZERO);
+    request(&mut app, lost, Vec2::new(5.0, 5.0));
+    run_until(&mut app, 50, |w| {
+        w.resource::<Log>().has(lost, |k| *k == Kind::Unreachable)
+    });
+    // A room whose mask is still loading: the request waits, then walks.
+    let handle: Handle<WalkMask> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("generated/room.walk.png");
+    let room = spawn_room(&mut app, WalkRoom::new(handle));
+    let walker = spawn_walker(&mut app, Walker::new(400.0).with_room(room), px(10, 10));
+    request(&mut app, walker, px(12, 30));
+    run_until(&mut app, 300, arrived(walker));
+    // A walker pointing at an entity that is not a room.
+    let nowhere = spawn_walker(&mut app, Walker::new(200.0).with_room(lost), Vec2::ZERO);
+    request(&mut app, nowhere, Vec2::ZERO);
+    run_until(&mut app, 50, |w| {
+        w.resource::<Log>().has(nowhere, |k| *k == Kind::Unreachable)
+    });
+    app.world().resource::<Log>().both();
+}
+
+#[test]
+fn reloading_the_mask_file_mid_walk_replans() {
+    let mut app = test_app();
+    let path = "generated/reload.walk.png";
+    write_grey_png(path, |_, _| 255);
+    let mask = load_mask(&mut app, path);
+    spawn_room(&mut app, WalkRoom::new(mask.clone()));
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(5, 20));
+    let target = px(60, 20);
+    request(&mut app, walker, target);
+    run_until(&mut app, 100, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+    });
+    assert_eq!(app.world().resource::<Log>().ready(walker)[0].1.len(), 2);
+
+    // A wall appears across the way, with a gap at the bottom.
+    let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y < 44)) * 255;
+    write_grey_png(path, wall);
+    app.world().resource::<AssetServer>().reload(path);
+    run_until(&mut app, 300, |w| w.resource::<Log>().ready(walker).len() == 2);
+    let (replanned_to, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
+    assert_eq!(replanned_to, target);
+    assert!(waypoints.len() > 2, "goes round the new wall: {waypoints:?}");
+    assert!(path_stays_on(&waypoints, |x, y| wall(x, y) == 255));
+    run_until(&mut app, 600, arrived(walker));
+    assert!(position(&app, walker).distance(target) < 1e-3);
+    app.world().resource::<Log>().both();
+}
+
+#[test]
+fn replacing_the_mask_in_assets_replans_and_refreshes_the_grid_cache() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/open.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask.clone()));
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(5, 20));
+    let target = px(60, 20);
+    request(&mut app, walker, target);
+    run_until(&mut app, 100, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+    });
+    let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y > 4));
+    let new = walkmask::WalkMask::from_fn(64, 48, wall).unwrap();
+    app.world_mut()
+        .resource_mut::<Assets<WalkMask>>()
+        .get_mut(&mask)
+        .unwrap()
+        .mask = new;
+    run_until(&mut app, 300, |w| w.resource::<Log>().ready(walker).len() == 2);
+    let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
+    assert!(path_stays_on(&waypoints, |x, y| wall(x, y) == 1));
+    run_until(&mut app, 600, arrived(walker));
+    let stats = app.world().resource::<NavGridCache>().stats();
+    assert_eq!(stats.entries, 1, "the old pixels' grid was dropped: {stats:?}");
+    assert_eq!(stats.misses, 2);
+}
+
+#[test]
+fn prepared_grids_are_reused_between_requests() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
+    let a = spawn_walker(&mut app, Walker::new(400.0), px(10, 10));
+    let b = spawn_walker(&mut app, Walker::new(400.0), px(50, 10));
+    let c = spawn_walker(
+        &mut app,
+        Walker::new(400.0).with_areas(WalkAreas::only(&[1])),
+        px(50, 12),
+    );
+    request(&mut app, a, px(50, 40));
+    run_until(&mut app, 300, arrived(a));
+    request(&mut app, b, px(10, 40));
+    request(&mut app, c, px(12, 40));
+    run_until(&mut app, 300, |w| arrived(b)(w) && arrived(c)(w));
+    let stats = app.world().resource::<NavGridCache>().stats();
+    // `c` limits itself to area 1, which is every area of this mask, so all three
+    // share one grid.
+    assert_eq!(stats.misses, 1, "{stats:?}");
+    assert_eq!(stats.hits, 2, "{stats:?}");
+    assert_eq!(stats.entries, 1);
+    assert_eq!(stats.bytes, 66 * 50 * 4);
+}
+
+#[test]
+fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
+    let mut app = test_app();
+    app.init_asset::<Image>();
+    let mask = load_mask(&mut app, "generated/gate.walk.png");
+    let room = spawn_room(&mut app, WalkRoom::new(mask).with_scale(2.0));
+    run(&mut app, 2);
+    let children: Vec<Entity> = app
+        .world()
+        .get::<Children>(room)
+        .map(|c| c.iter().collect())
+        .unwrap_or_default();
+    assert_eq!(children.len(), 1);
+    let overlay = children[0];
+    let sprite = app.world().get::<Sprite>(overlay).unwrap();
+    assert_eq!(sprite.custom_size, Some(Vec2::new(128.0, 96.0)));
+    let image = app
+        .world()
+        .resource::<Assets<Image>>()
+        .get(&sprite.image)
+        .unwrap();
+    assert_eq!(image.width(), 64);
+    let data = image.data.as_ref().unwrap();
+    let pixel = |x: usize, y: usize| &data[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4];
+    assert_ne!(pixel(10, 10)[..3], pixel(41, 10)[..3], "areas 1 and 2 differ");
+    assert_eq!(pixel(10, 10)[3], 89, "alpha 0.35");
+    assert_eq!(
+        app.world().get::<Visibility>(overlay),
+        Some(&Visibility::Inherited)
+    );
+
+    app.world_mut().resource_mut::<WalkmaskDebug>().enabled = false;
+    run(&mut app, 1);
+    assert_eq!(
+        app.world().get::<Visibility>(overlay),
+        Some(&Visibility::Hidden)
+    );
+    // Disabling an area re-tints it.
+    app.world_mut().resource_mut::<WalkmaskDebug>().enabled = true;
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .disable_area(2);
+    run(&mut app, 1);
+    let sprite = app.world().get::<Sprite>(overlay).unwrap();
+    let image = app
+        .world()
+        .resource::<Assets<Image>>()
+        .get(&sprite.image)
+        .unwrap();
+    let data = image.data.as_ref().unwrap();
+    let gate = &data[(10 * 64 + 41) * 4..(10 * 64 + 41) * 4 + 4];
+    assert_eq!(gate[0], gate[1], "disabled areas are grey");
+}
