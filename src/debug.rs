@@ -241,6 +241,13 @@ fn update_mask_overlays(
     }
 }
 
+/// What the overlay draws of a walker.
+type WalkerView = (
+    &'static Transform,
+    Option<&'static WalkPath>,
+    Option<&'static PathJob>,
+);
+
 /// Paths, targets and clicks.
 fn draw_walkers(
     debug: Res<WalkmaskDebug>,
@@ -248,7 +255,7 @@ fn draw_walkers(
     mut gizmos: Gizmos<WalkmaskGizmos>,
     mut requests: MessageReader<WalkRequest>,
     mut clicks: Local<Vec<(Vec2, f32)>>,
-    walkers: Query<(&Transform, Option<&WalkPath>, Option<&PathJob>), With<Walker>>,
+    walkers: Query<WalkerView, With<Walker>>,
 ) {
     const CLICK_SECONDS: f32 = 1.0;
     let now = time.elapsed_secs();
@@ -271,7 +278,10 @@ fn draw_walkers(
         gizmos.circle_2d(position, 6.0, LIME);
         if let Some(path) = path {
             let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
-            gizmos.linestrip_2d(std::iter::once(position).chain(rest.iter().copied()), ORANGE);
+            gizmos.linestrip_2d(
+                std::iter::once(position).chain(rest.iter().copied()),
+                ORANGE,
+            );
             if let Some(end) = path.end() {
                 gizmos.circle_2d(end, 4.0, ORANGE);
                 if end.distance(path.target) > 0.5 {

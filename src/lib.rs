@@ -85,8 +85,8 @@ pub use input::WalkCamera;
 pub use plan::{GridCacheStats, NavGridCache};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use walker::{
-    Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkCommandsExt,
-    WalkPath, WalkRequest, WalkState, Walker,
+    Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkCommandsExt, WalkPath,
+    WalkRequest, WalkState, Walker,
 };
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -99,9 +99,9 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkAreas,
-        WalkCamera, WalkCommandsExt, WalkMask, WalkMaskSettings, WalkPath, WalkRequest, WalkRoom,
-        WalkState, Walker, WalkmaskPlugin, WalkmaskSettings, WalkmaskSystems,
+        Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkAreas, WalkCamera,
+        WalkCommandsExt, WalkMask, WalkMaskSettings, WalkPath, WalkRequest, WalkRoom, WalkState,
+        Walker, WalkmaskPlugin, WalkmaskSettings, WalkmaskSystems,
     };
 }
 

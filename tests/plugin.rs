@@ -94,7 +94,10 @@ fn px(x: u32, y: u32) -> Vec2 {
 
 /// Mask pixel under a world position.
 fn pixel_of(world: Vec2) -> (u32, u32) {
-    ((world.x + 32.0).floor() as u32, (24.0 - world.y).floor() as u32)
+    (
+        (world.x + 32.0).floor() as u32,
+        (24.0 - world.y).floor() as u32,
+    )
 }
 
 // ---------------------------------------------------------------- app and log
@@ -218,7 +221,9 @@ fn app_with(plugin: WalkmaskPlugin) -> App {
         plugin,
         WalkmaskDebugPlugin, // no gizmos, no images here: must be harmless
     ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        16,
+    )))
     .init_resource::<Log>()
     .add_systems(Last, log_messages)
     .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
@@ -360,11 +365,22 @@ fn mask_asset_loads_with_default_meta_and_builder_settings() {
     let room = masks.get(&room).unwrap();
     assert_eq!(room.size(), UVec2::new(64, 48));
     for (x, y) in [(0, 0), (31, 10), (31, 45), (63, 47)] {
-        assert_eq!(room.area_at(x, y), Some(room_pixel(x, y)), "room pixel {x},{y}");
+        assert_eq!(
+            room.area_at(x, y),
+            Some(room_pixel(x, y)),
+            "room pixel {x},{y}"
+        );
     }
-    for gate in [masks.get(&gate_meta).unwrap(), masks.get(&gate_builder).unwrap()] {
+    for gate in [
+        masks.get(&gate_meta).unwrap(),
+        masks.get(&gate_builder).unwrap(),
+    ] {
         for (x, y) in [(10, 10), (41, 10), (50, 45), (10, 45)] {
-            assert_eq!(gate.area_at(x, y), Some(gate_pixel(x, y)), "gate pixel {x},{y}");
+            assert_eq!(
+                gate.area_at(x, y),
+                Some(gate_pixel(x, y)),
+                "gate pixel {x},{y}"
+            );
         }
     }
 }
@@ -377,7 +393,11 @@ fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
     let start = px(12, 14);
     let player = app
         .world_mut()
-        .spawn((Walker::new(200.0), Player, Transform::from_translation(start.extend(1.0))))
+        .spawn((
+            Walker::new(200.0),
+            Player,
+            Transform::from_translation(start.extend(1.0)),
+        ))
         .id();
     // A walker without `Player` must not follow clicks.
     let npc = spawn_walker(&mut app, Walker::new(200.0), px(5, 5));
@@ -423,7 +443,10 @@ fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
     let ready = log.ready(player);
     assert_eq!(ready.len(), 1);
     let (requested, waypoints, snapped) = &ready[0];
-    assert!(requested.distance(target) < 1e-3, "clicked {requested}, expected {target}");
+    assert!(
+        requested.distance(target) < 1e-3,
+        "clicked {requested}, expected {target}"
+    );
     assert!(!snapped);
     assert!(waypoints.len() > 2, "must go round the wall: {waypoints:?}");
     assert!(waypoints[0].distance(start) < 1e-3);
@@ -456,7 +479,10 @@ fn click_on_a_wall_walks_to_the_nearest_reachable_point() {
     let end = *waypoints.last().unwrap();
     let (ex, ey) = pixel_of(end);
     assert_eq!(room_pixel(ex, ey), 1, "ends on a walkable pixel");
-    assert!(end.distance(target) <= 2.0, "end {end} is the nearest, target {target}");
+    assert!(
+        end.distance(target) <= 2.0,
+        "end {end} is the nearest, target {target}"
+    );
     assert_eq!((ex, ey), (29, 10));
     assert!(position(&app, walker).distance(end) < 1e-3);
     let arrived_at = log
@@ -497,7 +523,13 @@ fn targets_outside_the_mask_are_clamped_and_snapped_and_nan_is_unreachable() {
     app.world_mut().despawn(ghost);
     request(&mut app, ghost, Vec2::ZERO);
     run(&mut app, 3);
-    assert!(!app.world().resource::<Log>().both().iter().any(|e| e.entity == ghost));
+    assert!(
+        !app.world()
+            .resource::<Log>()
+            .both()
+            .iter()
+            .any(|e| e.entity == ghost)
+    );
 }
 
 #[test]
@@ -538,13 +570,49 @@ fn enabling_the_gate_area_changes_the_path() {
 }
 
 #[test]
+fn closing_the_gate_mid_walk_replans_and_stops_at_the_gate() {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, "generated/gate.walk.png");
+    let room = spawn_room(&mut app, WalkRoom::new(mask));
+    let walker = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
+    request(&mut app, walker, px(55, 20));
+    run_until(&mut app, 300, |w| {
+        w.resource::<Log>()
+            .has(walker, |k| matches!(k, Kind::Ready { .. }))
+    });
+    assert!(
+        pixel_of(position(&app, walker)).0 < 30,
+        "still far from the gate"
+    );
+
+    // The gate (area 2) closes while the walker is on its way through it.
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .disable_area(2);
+    run_until(&mut app, 600, arrived(walker));
+    let ready = app.world().resource::<Log>().ready(walker);
+    assert_eq!(ready.len(), 2, "the room change re-plans the walk");
+    assert!(
+        ready[1].2,
+        "the new path is snapped short of the closed gate"
+    );
+    let (x, _) = pixel_of(position(&app, walker));
+    assert!(x <= 39, "the walker stopped before the gate, at x = {x}");
+    app.world().resource::<Log>().both();
+}
+
+#[test]
 fn with_snapping_off_a_closed_gate_is_unreachable() {
     let mut app = app_with(WalkmaskPlugin {
         snap_to_reachable: false,
         ..default()
     });
     let mask = load_mask(&mut app, "generated/gate.walk.png");
-    let room = spawn_room(&mut app, WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])));
+    let room = spawn_room(
+        &mut app,
+        WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])),
+    );
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 20));
     let target = px(55, 20);
     request(&mut app, walker, target);
@@ -628,9 +696,11 @@ fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
     assert_eq!(outcomes_for(first), 1, "{entries:#?}");
     assert_eq!(outcomes_for(second), 1, "{entries:#?}");
     assert_eq!(outcomes_for(third), 1, "{entries:#?}");
-    assert!(entries
-        .iter()
-        .any(|e| e.target == first && e.kind == Kind::Cancelled));
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.target == first && e.kind == Kind::Cancelled)
+    );
     assert!(log.ready(walker).iter().any(|(t, _, _)| *t == third));
     let arrivals: Vec<Vec2> = entries
         .iter()
@@ -643,7 +713,11 @@ fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
     // ready; the last walk ends at `third`.
     assert!(!arrivals.is_empty() && arrivals.len() <= 2, "{arrivals:?}");
     assert!(arrivals.last().unwrap().distance(third) < 1e-3);
-    assert!(arrivals.iter().all(|p| p.distance(third) < 1e-3 || p.distance(second) < 1e-3));
+    assert!(
+        arrivals
+            .iter()
+            .all(|p| p.distance(third) < 1e-3 || p.distance(second) < 1e-3)
+    );
     assert!(position(&app, walker).distance(third) < 1e-3);
 }
 
@@ -810,7 +884,8 @@ fn requests_wait_for_the_mask_and_fail_without_a_room() {
     let nowhere = spawn_walker(&mut app, Walker::new(200.0).with_room(lost), Vec2::ZERO);
     request(&mut app, nowhere, Vec2::ZERO);
     run_until(&mut app, 50, |w| {
-        w.resource::<Log>().has(nowhere, |k| *k == Kind::Unreachable)
+        w.resource::<Log>()
+            .has(nowhere, |k| *k == Kind::Unreachable)
     });
     app.world().resource::<Log>().both();
 }
@@ -834,10 +909,15 @@ fn reloading_the_mask_file_mid_walk_replans() {
     let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y < 44)) * 255;
     write_grey_png(path, wall);
     app.world().resource::<AssetServer>().reload(path);
-    run_until(&mut app, 300, |w| w.resource::<Log>().ready(walker).len() == 2);
+    run_until(&mut app, 300, |w| {
+        w.resource::<Log>().ready(walker).len() == 2
+    });
     let (replanned_to, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
     assert_eq!(replanned_to, target);
-    assert!(waypoints.len() > 2, "goes round the new wall: {waypoints:?}");
+    assert!(
+        waypoints.len() > 2,
+        "goes round the new wall: {waypoints:?}"
+    );
     assert!(path_stays_on(&waypoints, |x, y| wall(x, y) == 255));
     run_until(&mut app, 600, arrived(walker));
     assert!(position(&app, walker).distance(target) < 1e-3);
@@ -862,12 +942,17 @@ fn replacing_the_mask_in_assets_replans_and_refreshes_the_grid_cache() {
         .get_mut(&mask)
         .unwrap()
         .mask = new;
-    run_until(&mut app, 300, |w| w.resource::<Log>().ready(walker).len() == 2);
+    run_until(&mut app, 300, |w| {
+        w.resource::<Log>().ready(walker).len() == 2
+    });
     let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
     assert!(path_stays_on(&waypoints, |x, y| wall(x, y) == 1));
     run_until(&mut app, 600, arrived(walker));
     let stats = app.world().resource::<NavGridCache>().stats();
-    assert_eq!(stats.entries, 1, "the old pixels' grid was dropped: {stats:?}");
+    assert_eq!(
+        stats.entries, 1,
+        "the old pixels' grid was dropped: {stats:?}"
+    );
     assert_eq!(stats.misses, 2);
 }
 
@@ -921,7 +1006,11 @@ fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
     assert_eq!(image.width(), 64);
     let data = image.data.as_ref().unwrap();
     let pixel = |x: usize, y: usize| &data[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4];
-    assert_ne!(pixel(10, 10)[..3], pixel(41, 10)[..3], "areas 1 and 2 differ");
+    assert_ne!(
+        pixel(10, 10)[..3],
+        pixel(41, 10)[..3],
+        "areas 1 and 2 differ"
+    );
     assert_eq!(pixel(10, 10)[3], 89, "alpha 0.35");
     assert_eq!(
         app.world().get::<Visibility>(overlay),
