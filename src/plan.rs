@@ -113,7 +113,9 @@ impl NavGridCache {
     }
 
     fn lock(&self) -> MutexGuard<'_, CacheInner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The counters.
@@ -357,7 +359,6 @@ pub(crate) fn accept_request(world: &mut World, walker: Entity, target: Vec2) {
     };
     if !entity.contains::<Walker>() {
         warn!("walk request for {walker}, which has no Walker component");
-        drop(entity);
         emit(
             world,
             Outcome::Unreachable(PathUnreachable {
@@ -606,13 +607,15 @@ pub(crate) fn poll_jobs(mut commands: Commands, mut jobs: Query<(Entity, &mut Pa
     }
 }
 
-/// Mask reloads: walkers on a changed mask re-plan from where they stand to their
-/// current target. Also reports masks that failed to load.
+/// Mask reloads and room changes (areas, mask, scale, offset): walkers on a changed
+/// mask or in a changed room re-plan from where they stand to their current target.
+/// Also reports masks that failed to load.
 pub(crate) fn react_to_mask_changes(
     mut commands: Commands,
     mut events: MessageReader<AssetEvent<WalkMask>>,
     mut failures: MessageReader<bevy::asset::AssetLoadFailedEvent<WalkMask>>,
-    rooms: Query<&WalkRoom>,
+    rooms: Query<(Entity, &WalkRoom)>,
+    changed_rooms: Query<(), Changed<WalkRoom>>,
     mut walkers: Query<(Entity, &Walker, Option<&mut PathJob>, Option<&WalkPath>)>,
 ) {
     for failure in failures.read() {
@@ -629,14 +632,16 @@ pub(crate) fn react_to_mask_changes(
             changed.push(*id);
         }
     }
-    if changed.is_empty() {
+    // A room whose areas, mask, scale or offset changed (a gate closing, say)
+    // invalidates paths planned in it just as new mask pixels do.
+    if changed.is_empty() && changed_rooms.is_empty() {
         return;
     }
     for (entity, walker, job, path) in &mut walkers {
-        let Some(room) = resolve_room(walker, &rooms) else {
+        let Some((room_entity, room)) = resolve_room(walker, &rooms) else {
             continue;
         };
-        if !changed.contains(&room.mask.id()) {
+        if !changed.contains(&room.mask.id()) && !changed_rooms.contains(room_entity) {
             continue;
         }
         match (job, path) {
