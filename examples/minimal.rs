@@ -33,6 +33,6 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         Player,
         Sprite::from_color(Color::srgb(0.9, 0.3, 0.2), Vec2::new(30.0, 90.0)),
         bevy::sprite::Anchor::BOTTOM_CENTER, // feet on the walk point
-        Transform::from_xyz(0.0, -300.0, 1.0),
+        Transform::from_xyz(-500.0, -150.0, 1.0),
     ));
 }
