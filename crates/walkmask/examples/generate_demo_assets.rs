@@ -10,14 +10,15 @@
 //!   garden behind a picket fence with a gate;
 //! * `rooms/lobby.walk.png`: its walk mask, an 8-bit greyscale image whose grey level
 //!   is the area id (decode with `DecodeRule::Indexed`): 0 blocked, 1 lobby floor,
-//!   2 garden and the gate opening, 3 the rug in front of the reception desk;
+//!   2 garden, 3 the rug in front of the reception desk, 4 the gate opening (the
+//!   only way between lobby and garden: disable area 4 to close the gate);
 //! * `rooms/lobby_half.walk.png`: the same mask at 960 x 540 (use with `scale = 2`);
 //! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
 //! * `rooms/props/*.png` and `rooms/props.txt`: every piece of furniture again on a
 //!   transparent layer, cropped, with the line that decides whether a character is
 //!   in front of it or behind it (for depth sorting);
 //! * `rooms/props/gate_closed.png`, `rooms/props/gate_open.png`: the gate leaf, which
-//!   `lobby.png` leaves out: show the one that matches the state of area 2;
+//!   `lobby.png` leaves out: show the one that matches the state of area 4;
 //! * `sprites/avatar.png`: a 5 x 3 atlas of 128 x 256 frames (columns: idle and a
 //!   four-frame walk; rows: facing the camera, facing away, facing right).
 //!
@@ -1849,7 +1850,7 @@ fn area_at(x: f32, y: f32, props: &[Prop]) -> u8 {
     let fence = u - FENCE_U;
     if fence.abs() < 0.3 {
         let in_gate = z > GATE_Z.0 + 0.12 && z < GATE_Z.1 - 0.12;
-        return if in_gate { 2 } else { 0 };
+        return if in_gate { 4 } else { 0 };
     }
     if fence > 0.0 {
         return 2;
