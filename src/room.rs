@@ -217,7 +217,10 @@ impl FromIterator<u8> for WalkAreas {
 /// The room's rotation and scale are ignored by this mapping.
 ///
 /// `areas` are the areas enabled in this room right now (open a gate with
-/// [`enable_area`](Self::enable_area)); a change applies to the next walk request.
+/// [`enable_area`](Self::enable_area)). Any change to a room (areas, mask, scale,
+/// offset) makes its walkers re-plan from where they stand to their current target,
+/// so a gate closing mid-walk stops them at the gate; mutate a room only when
+/// something really changes (each change restarts paths still being computed).
 ///
 /// ```
 /// use bevy::prelude::*;
