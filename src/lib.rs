@@ -15,6 +15,8 @@
 //!   [`EntityEvent`] on the walker (observe it) and a [`Message`] (read it).
 //! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool);
 //!   the main thread never searches or prepares grids.
+//! * While a walker stands still, the distance field from where it stands is filled in
+//!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
 //!
 //! World coordinates are Bevy 2D (y up); mask coordinates are pixels (y down).
 //!
@@ -31,7 +33,7 @@
 //! ## Systems
 //!
 //! In [`Update`], chained: [`WalkmaskSystems::Input`] (clicks) ->
-//! [`WalkmaskSystems::Plan`] (mask changes, requests, task spawning) ->
+//! [`WalkmaskSystems::Plan`] (mask changes, requests, task spawning, warm-ups) ->
 //! [`WalkmaskSystems::Poll`] (finished tasks) -> [`WalkmaskSystems::Move`] (walking).
 //! Order your own systems against these sets; write requests before `Plan` to have
 //! them start the same frame.
@@ -82,7 +84,7 @@ pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskSettings};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use input::WalkCamera;
-pub use plan::{GridCacheStats, NavGridCache};
+pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, WarmFieldCache};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use walker::{
     Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkCommandsExt, WalkPath,
@@ -136,6 +138,14 @@ pub struct WalkmaskPlugin {
     /// Destinations that cannot be reached snap to the nearest reachable point
     /// (default true); when false they are answered with [`PathUnreachable`].
     pub snap_to_reachable: bool,
+    /// While a walker stands still, fill the distance field from its pixel on the
+    /// async compute pool, so that its next request is answered by tracing that field
+    /// (microseconds) instead of a search ([`WarmFieldCache`]). Default true.
+    pub warm_fields: bool,
+    /// Upper bound on the bytes of warm distance fields kept ([`WarmFieldCache`]); a
+    /// field takes about 4 bytes per mask pixel (about 8 MiB for 1920 x 1080), and
+    /// the least recently used are dropped first. Default 256 MiB.
+    pub field_cache_bytes: usize,
 }
 
 impl Default for WalkmaskPlugin {
@@ -144,6 +154,8 @@ impl Default for WalkmaskPlugin {
             click_to_walk: true,
             grid_cache_bytes: 64 << 20,
             snap_to_reachable: true,
+            warm_fields: true,
+            field_cache_bytes: 256 << 20,
         }
     }
 }
@@ -179,7 +191,8 @@ pub struct WalkmaskSettings {
 pub enum WalkmaskSystems {
     /// Left clicks become [`WalkRequest`]s.
     Input,
-    /// Mask changes re-plan walkers; requests become jobs; path tasks are spawned.
+    /// Mask changes re-plan walkers; requests become jobs; path tasks are spawned;
+    /// walkers standing still start warm-ups.
     Plan,
     /// Finished path tasks are applied; outcomes are sent.
     Poll,
@@ -214,6 +227,8 @@ impl Plugin for WalkmaskPlugin {
             })
             .insert_resource(plan::Planner::new(
                 NavGridCache::new(self.grid_cache_bytes),
+                WarmFieldCache::new(self.field_cache_bytes),
+                self.warm_fields,
                 options,
             ))
             .configure_sets(
@@ -236,6 +251,7 @@ impl Plugin for WalkmaskPlugin {
                         plan::react_to_mask_changes,
                         plan::read_requests,
                         plan::start_jobs,
+                        plan::warm_fields,
                     )
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
@@ -243,7 +259,8 @@ impl Plugin for WalkmaskPlugin {
                     movement::move_walkers.in_set(WalkmaskSystems::Move),
                 ),
             );
-        let cache = app.world().resource::<plan::Planner>().cache.clone();
-        app.insert_resource(cache);
+        let planner = app.world().resource::<plan::Planner>();
+        let (cache, fields) = (planner.cache.clone(), planner.fields.clone());
+        app.insert_resource(cache).insert_resource(fields);
     }
 }

@@ -5,6 +5,11 @@
 //! a [`NavGrid`] for the mask and the enabled areas, borrows a [`Pathfinder`] from a
 //! pool and answers the query. The main thread only polls tasks with
 //! [`check_ready`]; it never builds grids or searches.
+//!
+//! Warm fields: while a walker stands still, a task fills the whole
+//! [`DistanceField`] from its pixel and keeps it in the [`WarmFieldCache`]; its next
+//! request is then answered by tracing that field ([`DistanceField::path_to`]), which
+//! takes microseconds instead of a search.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -14,7 +19,8 @@ use bevy::ecs::query::{QueryData, QueryFilter, ROQueryItem};
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
-use walkmask::{AreaSet, NavGrid, PathOptions, PathStatus, Pathfinder, Point};
+use walkmask::flow::FieldCache;
+use walkmask::{AreaSet, DistanceField, NavGrid, PathOptions, PathStatus, Pathfinder, Point};
 
 use crate::asset::WalkMask;
 use crate::room::{MaskMapping, WalkAreas, WalkRoom};
@@ -38,6 +44,8 @@ struct CacheEntry {
     _mask: walkmask::WalkMask,
     grid: Arc<OnceLock<NavGrid>>,
     bytes: usize,
+    /// Whether a path query has used the grid (a warm-up may prepare it ahead).
+    queried: bool,
 }
 
 struct CacheInner {
@@ -59,9 +67,11 @@ struct CacheInner {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GridCacheStats {
-    /// Lookups that found a prepared (or in-preparation) grid.
+    /// Path queries on a grid an earlier path query used.
     pub hits: u64,
-    /// Lookups that had to prepare a grid.
+    /// Path queries that were the first on their grid: it was prepared for them, or
+    /// ahead of them by a warm-up (see [`WarmFieldCache`]). Warm-ups themselves are
+    /// not counted.
     pub misses: u64,
     /// Grids held.
     pub entries: usize,
@@ -172,20 +182,30 @@ impl NavGridCache {
     }
 
     /// The grid for `key`, built from `mask` on the calling thread if needed.
+    /// `query` says whether a path query (counted in the stats) or a warm-up asks.
     ///
     /// Area sets that differ only in areas absent from the mask share one grid.
-    fn get_or_build(&self, mut key: GridKey, mask: &walkmask::WalkMask) -> NavGrid {
+    fn get_or_build(&self, mut key: GridKey, mask: &walkmask::WalkMask, query: bool) -> NavGrid {
         key.areas = key.areas.intersection(&self.present_areas(&key, mask));
         let cell = {
             let mut inner = self.lock();
             if let Some(i) = inner.entries.iter().position(|e| e.key == key) {
-                let entry = inner.entries.remove(i);
+                let mut entry = inner.entries.remove(i);
                 let cell = entry.grid.clone();
+                if query {
+                    if entry.queried {
+                        inner.hits += 1;
+                    } else {
+                        inner.misses += 1;
+                        entry.queried = true;
+                    }
+                }
                 inner.entries.push(entry);
-                inner.hits += 1;
                 cell
             } else {
-                inner.misses += 1;
+                if query {
+                    inner.misses += 1;
+                }
                 // Grids of older pixels of the same asset are of no further use.
                 inner
                     .entries
@@ -197,6 +217,7 @@ impl NavGridCache {
                     _mask: mask.clone(),
                     grid: cell.clone(),
                     bytes: (w + 2) * (h + 2) * 4,
+                    queried: query,
                 });
                 let mut used: usize = inner.entries.iter().map(|e| e.bytes).sum();
                 while used > inner.budget && inner.entries.len() > 1 {
@@ -207,6 +228,15 @@ impl NavGridCache {
         };
         cell.get_or_init(|| NavGrid::new(mask.clone(), key.areas))
             .clone()
+    }
+
+    /// Ids of the prepared grids the cache holds.
+    fn grid_ids(&self) -> Vec<u64> {
+        self.lock()
+            .entries
+            .iter()
+            .filter_map(|e| e.grid.get().map(NavGrid::id))
+            .collect()
     }
 }
 
@@ -238,17 +268,208 @@ impl PathfinderPool {
     }
 }
 
-/// What path tasks share: the grid cache and the pathfinder pool.
+struct FieldsInner {
+    fields: FieldCache,
+    /// Fields being filled right now, as (grid id, source pixel).
+    filling: Vec<(u64, (u32, u32))>,
+    /// Grids that have fields in `fields`.
+    grids: Vec<u64>,
+    hits: u64,
+    misses: u64,
+    fills: u64,
+}
+
+/// Counters of the [`WarmFieldCache`].
+///
+/// ```
+/// # use bevy_walkmask::FieldCacheStats;
+/// let stats = FieldCacheStats::default();
+/// assert_eq!(stats.hits + stats.misses + stats.fills, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FieldCacheStats {
+    /// Path queries answered from a warm field.
+    pub hits: u64,
+    /// Path queries that found no warm field for their start and searched instead
+    /// (not counted when warm fields are off).
+    pub misses: u64,
+    /// Warm fields filled.
+    pub fills: u64,
+    /// Fields held.
+    pub entries: usize,
+    /// Bytes held by the fields (about 4 per mask pixel each).
+    pub bytes: usize,
+    /// The budget in bytes ([`WalkmaskPlugin::field_cache_bytes`](crate::WalkmaskPlugin::field_cache_bytes)).
+    pub budget_bytes: usize,
+}
+
+/// Warm distance fields: while a walker stands still (no request, no path; state
+/// `Idle`, `Arrived` or `Unreachable`), a task on the async compute pool fills the
+/// whole [`DistanceField`] from the walker's pixel on its grid (the room's mask and the
+/// areas the walker may use) and keeps it here. The walker's next request is answered
+/// by tracing the field ([`DistanceField::path_to`], microseconds) instead of a
+/// search; the answer is of the same kind (same statuses, snapping and endpoints).
+///
+/// A warm-up is started once per (grid, pixel) and replaced when the walker moves, the
+/// room's areas change or the mask changes; fields of an old grid are never used for
+/// a new one. Fields are dropped least recently used first beyond the byte budget
+/// ([`WalkmaskPlugin::field_cache_bytes`](crate::WalkmaskPlugin::field_cache_bytes));
+/// a field takes about 4 bytes per mask pixel. Turn warming off with
+/// [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WarmFieldCache;
+///
+/// fn report(fields: Res<WarmFieldCache>) {
+///     let stats = fields.stats();
+///     info!("{} warm fields ({} bytes), {} queries answered from them", stats.entries, stats.bytes, stats.hits);
+/// }
+/// # bevy::ecs::system::assert_is_system(report);
+/// ```
+#[derive(Resource, Clone)]
+pub struct WarmFieldCache {
+    inner: Arc<Mutex<FieldsInner>>,
+}
+
+impl WarmFieldCache {
+    /// An empty cache holding at most `budget_bytes` of fields.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// let fields = WarmFieldCache::new(256 << 20);
+    /// assert_eq!(fields.stats().budget_bytes, 256 << 20);
+    /// ```
+    pub fn new(budget_bytes: usize) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(FieldsInner {
+                fields: FieldCache::new(budget_bytes),
+                filling: Vec::new(),
+                grids: Vec::new(),
+                hits: 0,
+                misses: 0,
+                fills: 0,
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, FieldsInner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The counters.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// assert_eq!(WarmFieldCache::new(1024).stats().entries, 0);
+    /// ```
+    pub fn stats(&self) -> FieldCacheStats {
+        let inner = self.lock();
+        FieldCacheStats {
+            hits: inner.hits,
+            misses: inner.misses,
+            fills: inner.fills,
+            entries: inner.fields.len(),
+            bytes: inner.fields.memory_bytes(),
+            budget_bytes: inner.fields.budget_bytes(),
+        }
+    }
+
+    /// Drops every field (walkers standing still warm up again).
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// let fields = WarmFieldCache::new(1024);
+    /// fields.clear();
+    /// assert_eq!(fields.stats().bytes, 0);
+    /// ```
+    pub fn clear(&self) {
+        let mut inner = self.lock();
+        inner.fields.clear();
+        inner.grids.clear();
+    }
+
+    /// The field of `grid` from `source` for a path query (counted).
+    fn lookup(&self, grid: &NavGrid, source: (u32, u32)) -> Option<Arc<DistanceField>> {
+        let mut inner = self.lock();
+        let field = inner.fields.get(grid, source);
+        if field.is_some() {
+            inner.hits += 1;
+        } else {
+            inner.misses += 1;
+        }
+        field
+    }
+
+    /// Fills the field of `grid` from `source` unless it is cached or being filled;
+    /// the lock is not held while filling. `live` lists the grids still in use: fields
+    /// of other grids can never be asked for again and are dropped.
+    fn warm(&self, grid: &NavGrid, source: (u32, u32), live: impl FnOnce() -> Vec<u64>) {
+        let key = (grid.id(), source);
+        {
+            let mut inner = self.lock();
+            if inner.fields.get(grid, source).is_some() || inner.filling.contains(&key) {
+                return;
+            }
+            inner.filling.push(key);
+        }
+        /// Takes the key off the `filling` list however the fill ends.
+        struct Filling<'a>(&'a WarmFieldCache, (u64, (u32, u32)));
+        impl Drop for Filling<'_> {
+            fn drop(&mut self) {
+                self.0.lock().filling.retain(|k| *k != self.1);
+            }
+        }
+        let _filling = Filling(self, key);
+        let Some(field) = DistanceField::new(grid, source) else {
+            return;
+        };
+        let live = live();
+        let mut inner = self.lock();
+        let FieldsInner {
+            fields,
+            grids,
+            fills,
+            ..
+        } = &mut *inner;
+        *fills += 1;
+        grids.retain(|id| {
+            let keep = *id == key.0 || live.contains(id);
+            if !keep {
+                fields.remove_grid(*id);
+            }
+            keep
+        });
+        if !grids.contains(&key.0) {
+            grids.push(key.0);
+        }
+        fields.insert(Arc::new(field));
+    }
+}
+
+/// What path tasks share: the grid cache, the warm fields and the pathfinder pool.
 #[derive(Resource, Clone)]
 pub(crate) struct Planner {
     pub(crate) cache: NavGridCache,
+    pub(crate) fields: WarmFieldCache,
+    /// Whether walkers standing still warm fields up.
+    warm: bool,
     pool: PathfinderPool,
 }
 
 impl Planner {
-    pub(crate) fn new(cache: NavGridCache, options: PathOptions) -> Self {
+    pub(crate) fn new(
+        cache: NavGridCache,
+        fields: WarmFieldCache,
+        warm: bool,
+        options: PathOptions,
+    ) -> Self {
         Self {
             cache,
+            fields,
+            warm,
             pool: PathfinderPool {
                 options,
                 idle: Arc::new(Mutex::new(Vec::new())),
@@ -258,10 +479,30 @@ impl Planner {
 
     /// Runs on a worker thread.
     fn plan(&self, query: PlanQuery) -> PlanOutput {
-        let grid = self.cache.get_or_build(query.key, &query.mask);
-        let mut pathfinder = self.pool.take();
-        let result = pathfinder.find_path(&grid, query.start, query.goal);
-        self.pool.put(pathfinder);
+        let grid = self.cache.get_or_build(query.key, &query.mask, true);
+        let field = match query.start.pixel() {
+            Some(source) if self.warm => self.fields.lookup(&grid, source),
+            _ => None,
+        };
+        let result = match field {
+            Some(field) => field
+                .path_to(query.start, query.goal, &self.pool.options)
+                .map(|mut path| {
+                    // A walk that starts where it ends is one point, as from a search.
+                    if let [a, b] = path.waypoints[..]
+                        && a == b
+                    {
+                        path.waypoints.pop();
+                    }
+                    path
+                }),
+            None => {
+                let mut pathfinder = self.pool.take();
+                let result = pathfinder.find_path(&grid, query.start, query.goal);
+                self.pool.put(pathfinder);
+                result
+            }
+        };
         match result {
             Ok(path) if path.is_walkable() => {
                 if query.clamped && !self.pool.options.snap_destination {
@@ -281,6 +522,15 @@ impl Planner {
                 debug!("path query failed: {error}");
                 PlanOutput::Unreachable
             }
+        }
+    }
+
+    /// Runs on a worker thread: fills and keeps the field for a walker standing at
+    /// `source`.
+    fn warm_up(&self, key: GridKey, mask: &walkmask::WalkMask, source: (u32, u32)) {
+        let grid = self.cache.get_or_build(key, mask, false);
+        if grid.is_walkable(source.0, source.1) {
+            self.fields.warm(&grid, source, || self.cache.grid_ids());
         }
     }
 }
@@ -589,6 +839,96 @@ pub(crate) fn start_jobs(
         let task = AsyncComputeTaskPool::get().spawn(async move { planner.plan(query) });
         job.from = here;
         job.state = JobState::Running(task);
+    }
+}
+
+/// What a warm-up was started for: the grid and the walker's pixel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WarmKey {
+    grid: GridKey,
+    pixel: (u32, u32),
+}
+
+/// The warm-up of a walker standing still: the key it was started for and its task
+/// while it runs.
+#[derive(Component)]
+pub(crate) struct WarmUp {
+    key: WarmKey,
+    task: Option<Task<()>>,
+}
+
+/// A walker that may be standing still.
+type StandingWalker = (
+    Entity,
+    &'static Walker,
+    &'static Transform,
+    &'static WalkState,
+    Option<&'static mut WarmUp>,
+);
+
+/// Starts a warm-up task for walkers standing still whose (grid, pixel) has none yet;
+/// a walker that moved, or whose room areas or mask changed, gets a new one (the old
+/// task is dropped).
+pub(crate) fn warm_fields(
+    mut commands: Commands,
+    mut walkers: Query<StandingWalker, (Without<PathJob>, Without<WalkPath>)>,
+    rooms: Query<(&WalkRoom, &GlobalTransform)>,
+    masks: Res<Assets<WalkMask>>,
+    planner: Res<Planner>,
+) {
+    if !planner.warm {
+        return;
+    }
+    for (entity, walker, transform, state, mut warm) in &mut walkers {
+        if !matches!(
+            state,
+            WalkState::Idle | WalkState::Arrived | WalkState::Unreachable
+        ) {
+            continue;
+        }
+        let Some((room, room_transform)) = resolve_room(walker, &rooms) else {
+            continue;
+        };
+        let Some(mask) = masks.get(&room.mask) else {
+            continue;
+        };
+        let mapping = room.mapping(room_transform, mask.size());
+        let here = mapping.world_to_mask(transform.translation.truncate());
+        let Some(pixel) = mapping
+            .clamp_to_mask(here)
+            .and_then(|(p, _)| p.pixel())
+            .filter(|_| mapping.is_valid())
+        else {
+            continue;
+        };
+        let key = WarmKey {
+            grid: GridKey {
+                mask: room.mask.id(),
+                revision: mask.revision(),
+                areas: walker_areas(walker, room).to_area_set(),
+            },
+            pixel,
+        };
+        if let Some(warm) = warm.as_mut()
+            && warm.key == key
+        {
+            if warm.task.is_some() && warm.task.as_mut().and_then(check_ready).is_some() {
+                warm.task = None;
+            }
+            continue;
+        }
+        let planner = planner.clone();
+        let pixels = mask.mask.clone();
+        let task = AsyncComputeTaskPool::get()
+            .spawn(async move { planner.warm_up(key.grid, &pixels, key.pixel) });
+        let task = Some(task);
+        match warm {
+            // Dropping the old task cancels it.
+            Some(mut warm) => *warm = WarmUp { key, task },
+            None => {
+                commands.entity(entity).try_insert(WarmUp { key, task });
+            }
+        }
     }
 }
 
