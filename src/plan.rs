@@ -11,7 +11,7 @@
 //! request is then answered by tracing that field ([`DistanceField::path_to`]), which
 //! takes microseconds instead of a search.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use bevy::asset::LoadState;
@@ -310,8 +310,9 @@ pub struct FieldCacheStats {
 /// by tracing the field ([`DistanceField::path_to`], microseconds) instead of a
 /// search; the answer is of the same kind (same statuses, snapping and endpoints).
 ///
-/// A warm-up is started once per (grid, pixel) and replaced when the walker moves, the
-/// room's areas change or the mask changes; fields of an old grid are never used for
+/// A warm-up is started once per (grid, pixel), one at a time (so that path tasks on
+/// the same pool never queue behind more than one fill), and replaced when the walker
+/// moves, the room's areas change or the mask changes; fields of an old grid are never used for
 /// a new one. Fields are dropped least recently used first beyond the byte budget
 /// ([`WalkmaskPlugin::field_cache_bytes`](crate::WalkmaskPlugin::field_cache_bytes));
 /// a field takes about 4 bytes per mask pixel. Turn warming off with
@@ -456,7 +457,18 @@ pub(crate) struct Planner {
     pub(crate) fields: WarmFieldCache,
     /// Whether walkers standing still warm fields up.
     warm: bool,
+    /// Warm-up tasks spawned and not yet finished or dropped.
+    warming: Arc<AtomicUsize>,
     pool: PathfinderPool,
+}
+
+/// Counts a warm-up task as in flight until it finishes or is dropped.
+struct Warming(Arc<AtomicUsize>);
+
+impl Drop for Warming {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Planner {
@@ -470,6 +482,7 @@ impl Planner {
             cache,
             fields,
             warm,
+            warming: Arc::new(AtomicUsize::new(0)),
             pool: PathfinderPool {
                 options,
                 idle: Arc::new(Mutex::new(Vec::new())),
@@ -857,6 +870,10 @@ pub(crate) struct WarmUp {
     task: Option<Task<()>>,
 }
 
+/// At most this many warm-up tasks run (or wait to run) at once, so that a path
+/// task queued on the async compute pool waits for at most one fill.
+const MAX_WARMING: usize = 1;
+
 /// A walker that may be standing still.
 type StandingWalker = (
     Entity,
@@ -917,10 +934,19 @@ pub(crate) fn warm_fields(
             }
             continue;
         }
+        // Path tasks share the pool with warm-ups: keep at most a few fills ahead of
+        // them; the others start in a later frame.
+        if planner.warming.load(Ordering::Relaxed) >= MAX_WARMING {
+            continue;
+        }
+        planner.warming.fetch_add(1, Ordering::Relaxed);
+        let warming = Warming(planner.warming.clone());
         let planner = planner.clone();
         let pixels = mask.mask.clone();
-        let task = AsyncComputeTaskPool::get()
-            .spawn(async move { planner.warm_up(key.grid, &pixels, key.pixel) });
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            let _warming = warming;
+            planner.warm_up(key.grid, &pixels, key.pixel)
+        });
         let task = Some(task);
         match warm {
             // Dropping the old task cancels it.
