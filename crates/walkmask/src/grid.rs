@@ -148,6 +148,53 @@ impl NavGrid {
         &self.inner.labels
     }
 
+    /// Calls `visit(n, cost, dx, dy)` for every pixel a walker can step to from the
+    /// walkable pixel at padded index `i`: the walkable cardinal neighbours (cost
+    /// [`CARDINAL`]) and the diagonal ones whose two side pixels are walkable too
+    /// ([`DIAGONAL`]). `dx`, `dy` give the step's direction.
+    ///
+    /// [`CARDINAL`]: crate::fill::CARDINAL
+    /// [`DIAGONAL`]: crate::fill::DIAGONAL
+    #[inline(always)]
+    pub(crate) fn for_each_step(&self, i: usize, mut visit: impl FnMut(usize, u32, i32, i32)) {
+        use crate::fill::{CARDINAL, DIAGONAL};
+        let labels = &self.inner.labels[..];
+        let pw = self.padded_width();
+        // A walkable pixel lies inside the blocked one-pixel border, so all eight
+        // neighbours are in bounds.
+        assert!(i > pw && i + pw + 1 < labels.len());
+        // SAFETY: checked just above: i - pw - 1 >= 0 and i + pw + 1 < len.
+        let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
+        let west = at(i - 1);
+        let east = at(i + 1);
+        let north = at(i - pw);
+        let south = at(i + pw);
+        if west {
+            visit(i - 1, CARDINAL, -1, 0);
+        }
+        if east {
+            visit(i + 1, CARDINAL, 1, 0);
+        }
+        if north {
+            visit(i - pw, CARDINAL, 0, -1);
+            if west && at(i - pw - 1) {
+                visit(i - pw - 1, DIAGONAL, -1, -1);
+            }
+            if east && at(i - pw + 1) {
+                visit(i - pw + 1, DIAGONAL, 1, -1);
+            }
+        }
+        if south {
+            visit(i + pw, CARDINAL, 0, 1);
+            if west && at(i + pw - 1) {
+                visit(i + pw - 1, DIAGONAL, -1, 1);
+            }
+            if east && at(i + pw + 1) {
+                visit(i + pw + 1, DIAGONAL, 1, 1);
+            }
+        }
+    }
+
     /// Padded index of pixel `(x, y)` (which must be inside the mask).
     #[inline]
     pub(crate) fn index(&self, x: u32, y: u32) -> usize {

@@ -343,27 +343,7 @@ impl DistanceField {
         goal: Point,
         options: &PathOptions,
     ) -> Result<PathResult, QueryError> {
-        let started = Instant::now();
-        let grid = &self.grid;
-        let Some(ends) = resolve_endpoints(grid, from, goal, options)? else {
-            return Ok(PathResult::unreachable(0, started.elapsed()));
-        };
-        if ends.start_pixel != self.source {
-            // The field does not start here: answer with a fresh query.
-            return Pathfinder::with_options(*options).find_path(grid, from, goal);
-        }
-        if line_of_sight(grid, ends.start, ends.end) {
-            return Ok(result(&ends, vec![ends.start, ends.end], 0, started));
-        }
-        let mut chain = Vec::new();
-        let from_index = grid.index(ends.end_pixel.0, ends.end_pixel.1);
-        let toward = (ends.start.x, ends.start.y);
-        if !trace_downhill(grid, &self.dist, from_index, toward, &mut chain) {
-            return Ok(PathResult::unreachable(0, started.elapsed()));
-        }
-        let pixels: Vec<(u32, u32)> = chain.iter().rev().map(|&i| grid.pixel_of(i)).collect();
-        let waypoints = finish_path(grid, &pixels, ends.start, ends.end, options);
-        Ok(result(&ends, waypoints, 0, started))
+        self.answer(from, goal, options, FieldEnd::Start)
     }
 
     /// The path from `start` to the field's source (every walker heading to one
@@ -375,25 +355,57 @@ impl DistanceField {
         goal: Point,
         options: &PathOptions,
     ) -> Result<PathResult, QueryError> {
+        self.answer(start, goal, options, FieldEnd::Goal)
+    }
+
+    /// A path between `start` and `goal` where the field's source is the pixel of the
+    /// end named by `source_end`: the trace runs from the other end downhill to the
+    /// source. A query whose `source_end` is not on the source pixel gets a fresh fill.
+    fn answer(
+        &self,
+        start: Point,
+        goal: Point,
+        options: &PathOptions,
+        source_end: FieldEnd,
+    ) -> Result<PathResult, QueryError> {
         let started = Instant::now();
         let grid = &self.grid;
         let Some(ends) = resolve_endpoints(grid, start, goal, options)? else {
             return Ok(PathResult::unreachable(0, started.elapsed()));
         };
-        if ends.end_pixel != self.source {
+        let (source_pixel, far_pixel, source_point) = match source_end {
+            FieldEnd::Start => (ends.start_pixel, ends.end_pixel, ends.start),
+            FieldEnd::Goal => (ends.end_pixel, ends.start_pixel, ends.end),
+        };
+        if source_pixel != self.source {
             return Pathfinder::with_options(*options).find_path(grid, start, goal);
         }
         if line_of_sight(grid, ends.start, ends.end) {
-            return Ok(result(&ends, vec![ends.start, ends.end], 0, started));
+            let waypoints = if ends.start == ends.end {
+                vec![ends.start]
+            } else {
+                vec![ends.start, ends.end]
+            };
+            return Ok(result(&ends, waypoints, 0, started));
         }
         let mut chain = Vec::new();
-        let from_index = grid.index(ends.start_pixel.0, ends.start_pixel.1);
-        let toward = (ends.end.x, ends.end.y);
+        let from_index = grid.index(far_pixel.0, far_pixel.1);
+        let toward = (source_point.x, source_point.y);
         if !trace_downhill(grid, &self.dist, from_index, toward, &mut chain) {
             return Ok(PathResult::unreachable(0, started.elapsed()));
+        }
+        if source_end == FieldEnd::Start {
+            chain.reverse();
         }
         let pixels: Vec<(u32, u32)> = chain.iter().map(|&i| grid.pixel_of(i)).collect();
         let waypoints = finish_path(grid, &pixels, ends.start, ends.end, options);
         Ok(result(&ends, waypoints, 0, started))
     }
+}
+
+/// Which end of a query sits on a distance field's source.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FieldEnd {
+    Start,
+    Goal,
 }

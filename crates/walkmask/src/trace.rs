@@ -1,7 +1,7 @@
 //! Tracing downhill through a distance field.
 
 use crate::NavGrid;
-use crate::fill::{CARDINAL, DIAGONAL, UNREACHED};
+use crate::fill::UNREACHED;
 
 /// Follows the distances in `dist` (padded, as filled by [`crate::fill`]) from pixel
 /// index `from` down to distance 0, appending every pixel index to `out` (both ends
@@ -17,7 +17,6 @@ pub(crate) fn trace_downhill(
     toward: (f32, f32),
     out: &mut Vec<usize>,
 ) -> bool {
-    let labels = grid.labels();
     let pw = grid.padded_width();
     let mut i = from;
     if dist[i] == UNREACHED {
@@ -28,12 +27,8 @@ pub(crate) fn trace_downhill(
     // Bounded: the distance strictly decreases each step.
     while dist[i] != 0 {
         let d = dist[i];
-        let west = labels[i - 1] != 0;
-        let east = labels[i + 1] != 0;
-        let north = labels[i - pw] != 0;
-        let south = labels[i + pw] != 0;
         let mut best: Option<(usize, f64)> = None;
-        let mut consider = |n: usize, cost: u32| {
+        grid.for_each_step(i, |n, cost, _, _| {
             let nd = dist[n];
             if nd != UNREACHED && nd + cost == d {
                 let (nx, ny) = ((n % pw) as f64 + 0.5, (n / pw) as f64 + 0.5);
@@ -42,31 +37,7 @@ pub(crate) fn trace_downhill(
                     best = Some((n, score));
                 }
             }
-        };
-        if west {
-            consider(i - 1, CARDINAL);
-        }
-        if east {
-            consider(i + 1, CARDINAL);
-        }
-        if north {
-            consider(i - pw, CARDINAL);
-            if west && labels[i - pw - 1] != 0 {
-                consider(i - pw - 1, DIAGONAL);
-            }
-            if east && labels[i - pw + 1] != 0 {
-                consider(i - pw + 1, DIAGONAL);
-            }
-        }
-        if south {
-            consider(i + pw, CARDINAL);
-            if west && labels[i + pw - 1] != 0 {
-                consider(i + pw - 1, DIAGONAL);
-            }
-            if east && labels[i + pw + 1] != 0 {
-                consider(i + pw + 1, DIAGONAL);
-            }
-        }
+        });
         match best {
             Some((n, _)) => {
                 i = n;
