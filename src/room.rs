@@ -33,9 +33,7 @@ impl WalkAreas {
     /// assert!(WalkAreas::all().contains(255) && !WalkAreas::all().contains(0));
     /// ```
     pub const fn all() -> Self {
-        Self {
-            bits: [!1u64, !0, !0, !0],
-        }
+        Self::from_area_set(AreaSet::all())
     }
 
     /// No area enabled: nothing is walkable.
@@ -45,7 +43,7 @@ impl WalkAreas {
     /// assert!(WalkAreas::none().is_empty());
     /// ```
     pub const fn none() -> Self {
-        Self { bits: [0; 4] }
+        Self::from_area_set(AreaSet::none())
     }
 
     /// Exactly the listed areas (0 is ignored).
@@ -56,11 +54,7 @@ impl WalkAreas {
     /// assert_eq!(areas.iter().collect::<Vec<_>>(), vec![1, 3]);
     /// ```
     pub fn only(ids: &[u8]) -> Self {
-        let mut set = Self::none();
-        for &id in ids {
-            set.insert(id);
-        }
-        set
+        Self::from_area_set(AreaSet::only(ids))
     }
 
     /// Whether `id` is enabled. Always false for 0.
@@ -71,7 +65,7 @@ impl WalkAreas {
     /// ```
     #[inline]
     pub const fn contains(&self, id: u8) -> bool {
-        (self.bits[(id >> 6) as usize] >> (id & 63)) & 1 == 1
+        self.to_area_set().contains(id)
     }
 
     /// Enables `id` (0 is ignored).
@@ -83,9 +77,7 @@ impl WalkAreas {
     /// assert!(areas.contains(4));
     /// ```
     pub fn insert(&mut self, id: u8) {
-        if id != 0 {
-            self.bits[(id >> 6) as usize] |= 1 << (id & 63);
-        }
+        self.update(|set| set.insert(id));
     }
 
     /// Disables `id`.
@@ -97,7 +89,7 @@ impl WalkAreas {
     /// assert!(!areas.contains(2) && areas.contains(1));
     /// ```
     pub fn remove(&mut self, id: u8) {
-        self.bits[(id >> 6) as usize] &= !(1 << (id & 63));
+        self.update(|set| set.remove(id));
     }
 
     /// Enables or disables `id`.
@@ -109,11 +101,7 @@ impl WalkAreas {
     /// assert!(!areas.contains(2));
     /// ```
     pub fn set(&mut self, id: u8, enabled: bool) {
-        if enabled {
-            self.insert(id)
-        } else {
-            self.remove(id)
-        }
+        self.update(|set| set.set(id, enabled));
     }
 
     /// The areas enabled in both sets.
@@ -125,11 +113,7 @@ impl WalkAreas {
     /// assert_eq!(room.intersection(&npc), WalkAreas::only(&[1]));
     /// ```
     pub fn intersection(&self, other: &WalkAreas) -> WalkAreas {
-        let mut bits = [0; 4];
-        for (i, b) in bits.iter_mut().enumerate() {
-            *b = self.bits[i] & other.bits[i];
-        }
-        WalkAreas { bits }
+        Self::from_area_set(self.to_area_set().intersection(&other.to_area_set()))
     }
 
     /// Whether no area is enabled.
@@ -139,7 +123,7 @@ impl WalkAreas {
     /// assert!(!WalkAreas::all().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.bits == [0; 4]
+        self.to_area_set().is_empty()
     }
 
     /// The enabled ids in increasing order.
@@ -159,8 +143,19 @@ impl WalkAreas {
     /// use bevy_walkmask::walkmask::AreaSet;
     /// assert_eq!(WalkAreas::only(&[2]).to_area_set(), AreaSet::only(&[2]));
     /// ```
-    pub fn to_area_set(&self) -> AreaSet {
-        self.iter().collect()
+    pub const fn to_area_set(&self) -> AreaSet {
+        AreaSet::from_bits(self.bits)
+    }
+
+    /// The set holding exactly the areas of the core's `set`.
+    const fn from_area_set(set: AreaSet) -> Self {
+        Self { bits: set.bits() }
+    }
+
+    fn update(&mut self, change: impl FnOnce(&mut AreaSet)) {
+        let mut set = self.to_area_set();
+        change(&mut set);
+        *self = Self::from_area_set(set);
     }
 }
 
@@ -179,11 +174,7 @@ impl std::fmt::Debug for WalkAreas {
 
 impl From<AreaSet> for WalkAreas {
     fn from(set: AreaSet) -> Self {
-        let mut areas = WalkAreas::none();
-        for id in set.iter() {
-            areas.insert(id);
-        }
-        areas
+        Self::from_area_set(set)
     }
 }
 
@@ -195,11 +186,7 @@ impl From<WalkAreas> for AreaSet {
 
 impl FromIterator<u8> for WalkAreas {
     fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> Self {
-        let mut set = Self::none();
-        for id in iter {
-            set.insert(id);
-        }
-        set
+        Self::from_area_set(iter.into_iter().collect())
     }
 }
 

@@ -30,6 +30,18 @@ impl AreaSet {
         }
     }
 
+    /// The set with these 256 bits (bit `id` of word `id / 64` for area `id`; bit 0
+    /// is ignored, area 0 is never enabled).
+    pub const fn from_bits(mut bits: [u64; 4]) -> Self {
+        bits[0] &= !1;
+        Self { bits }
+    }
+
+    /// The set's 256 bits, as [`AreaSet::from_bits`] takes them.
+    pub const fn bits(&self) -> [u64; 4] {
+        self.bits
+    }
+
     /// Exactly the listed areas (0 is ignored).
     pub fn only(ids: &[u8]) -> Self {
         let mut set = Self::none();
