@@ -1,6 +1,7 @@
 //! Headless integration tests of the plugin: MinimalPlugins + AssetPlugin (rooted at
 //! `tests/assets`) + InputPlugin + TransformPlugin + WalkmaskPlugin, fixed 16 ms
-//! frames, bounded update loops.
+//! frames, bounded update loops (helpers shared with `tests/warm.rs` live in
+//! `tests/common`).
 //!
 //! The test masks are written by [`write_masks`] into `tests/assets/generated/`
 //! (ignored by git) when the tests start:
@@ -15,32 +16,26 @@
 //!
 //! With scale 1 and the room at the origin, pixel (px, py) is world (px - 32, 24 - py).
 
+mod common;
+
 use std::sync::Once;
 use std::time::Duration;
 
 use bevy::asset::LoadState;
 use bevy::camera::{CameraProjection, RenderTargetInfo};
 use bevy::input::ButtonState;
-use bevy::input::InputPlugin;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy::window::PrimaryWindow;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{NavGridCache, walkmask};
+use common::{
+    MASK_SIZE, asset_file, create_generated_dir, headless_app, load_mask_within, path_stays_on,
+    pixel_of, position, px, request, room_pixel, run, run_until, spawn_walker, wait_loaded_within,
+    write_grey_png, write_indexed_meta,
+};
 
 // ---------------------------------------------------------------- test masks
-
-const ASSET_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/assets");
-
-fn asset_file(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(ASSET_ROOT).join(name)
-}
-
-/// Area id of the room mask's pixel: 1 walkable, 0 wall.
-fn room_pixel(x: u32, y: u32) -> u8 {
-    u8::from(!((30..=33).contains(&x) && y <= 39))
-}
 
 /// Area id of the gate mask's pixel.
 fn gate_pixel(x: u32, y: u32) -> u8 {
@@ -51,53 +46,24 @@ fn gate_pixel(x: u32, y: u32) -> u8 {
     }
 }
 
-/// A 64 x 48 PNG whose grey level is `f(x, y)`.
-fn write_grey_png(name: &str, f: impl Fn(u32, u32) -> u8) {
-    let image = image::GrayImage::from_fn(64, 48, |x, y| image::Luma([f(x, y)]));
-    image.save(asset_file(name)).expect("write test mask");
-}
-
 /// Writes the test masks once per test run.
 fn write_masks() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        std::fs::create_dir_all(asset_file("generated")).unwrap();
-        write_grey_png("generated/room.walk.png", |x, y| room_pixel(x, y) * 255);
-        write_grey_png("generated/open.walk.png", |_, _| 255);
-        write_grey_png("generated/gate.walk.png", gate_pixel);
-        write_grey_png("generated/gate_plain.walk.png", gate_pixel);
-        std::fs::write(
-            asset_file("generated/gate.walk.png.meta"),
-            r#"(
-    meta_format_version: "1.0",
-    asset: Load(
-        loader: "bevy_walkmask::asset::WalkMaskLoader",
-        settings: (rule: Indexed),
-    ),
-)
-"#,
-        )
-        .unwrap();
+        create_generated_dir();
+        write_grey_png("generated/room.walk.png", MASK_SIZE, |x, y| {
+            room_pixel(x, y) * 255
+        });
+        write_grey_png("generated/open.walk.png", MASK_SIZE, |_, _| 255);
+        write_grey_png("generated/gate.walk.png", MASK_SIZE, gate_pixel);
+        write_grey_png("generated/gate_plain.walk.png", MASK_SIZE, gate_pixel);
+        write_indexed_meta("generated/gate.walk.png");
         std::fs::write(
             asset_file("generated/corrupt.walk.png"),
             b"\x89PNG\r\n\x1a\nthis is not really a png file",
         )
         .unwrap();
     });
-}
-
-/// World position of the centre of mask pixel (px, py) (64 x 48 mask, scale 1, room
-/// at the origin).
-fn px(x: u32, y: u32) -> Vec2 {
-    Vec2::new(x as f32 + 0.5 - 32.0, 24.0 - (y as f32 + 0.5))
-}
-
-/// Mask pixel under a world position.
-fn pixel_of(world: Vec2) -> (u32, u32) {
-    (
-        (world.x + 32.0).floor() as u32,
-        (24.0 - world.y).floor() as u32,
-    )
 }
 
 // ---------------------------------------------------------------- app and log
@@ -116,6 +82,49 @@ struct Entry {
     /// The request's target (the position for `Arrived`).
     target: Vec2,
     kind: Kind,
+}
+
+impl From<&PathReady> for Entry {
+    fn from(ev: &PathReady) -> Self {
+        Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Ready {
+                waypoints: ev.waypoints.clone(),
+                snapped: ev.snapped,
+            },
+        }
+    }
+}
+
+impl From<&PathUnreachable> for Entry {
+    fn from(ev: &PathUnreachable) -> Self {
+        Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Unreachable,
+        }
+    }
+}
+
+impl From<&PathCancelled> for Entry {
+    fn from(ev: &PathCancelled) -> Self {
+        Entry {
+            entity: ev.entity,
+            target: ev.target,
+            kind: Kind::Cancelled,
+        }
+    }
+}
+
+impl From<&Arrived> for Entry {
+    fn from(ev: &Arrived) -> Self {
+        Entry {
+            entity: ev.entity,
+            target: ev.position,
+            kind: Kind::Arrived(ev.position),
+        }
+    }
 }
 
 /// Outcomes seen by global observers and by message readers.
@@ -174,89 +183,29 @@ fn log_messages(
     mut cancelled: MessageReader<PathCancelled>,
     mut arrived: MessageReader<Arrived>,
 ) {
-    for ev in ready.read() {
-        log.messages.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Ready {
-                waypoints: ev.waypoints.clone(),
-                snapped: ev.snapped,
-            },
-        });
-    }
-    for ev in unreachable.read() {
-        log.messages.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Unreachable,
-        });
-    }
-    for ev in cancelled.read() {
-        log.messages.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Cancelled,
-        });
-    }
-    for ev in arrived.read() {
-        log.messages.push(Entry {
-            entity: ev.entity,
-            target: ev.position,
-            kind: Kind::Arrived(ev.position),
-        });
-    }
+    let messages = &mut log.messages;
+    messages.extend(ready.read().map(Entry::from));
+    messages.extend(unreachable.read().map(Entry::from));
+    messages.extend(cancelled.read().map(Entry::from));
+    messages.extend(arrived.read().map(Entry::from));
 }
 
 fn app_with(plugin: WalkmaskPlugin) -> App {
     write_masks();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: ASSET_ROOT.into(),
-            ..default()
-        },
-        InputPlugin,
-        TransformPlugin,
-        plugin,
-        WalkmaskDebugPlugin, // no gizmos, no images here: must be harmless
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
-        16,
-    )))
-    .init_resource::<Log>()
-    .add_systems(Last, log_messages)
-    .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
-        log.observed.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Ready {
-                waypoints: ev.waypoints.clone(),
-                snapped: ev.snapped,
-            },
+    let mut app = headless_app(plugin);
+    app.add_plugins(WalkmaskDebugPlugin) // no gizmos, no images here: must be harmless
+        .init_resource::<Log>()
+        .add_systems(Last, log_messages)
+        .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
         })
-    })
-    .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
-        log.observed.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Unreachable,
+        .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
         })
-    })
-    .add_observer(|ev: On<PathCancelled>, mut log: ResMut<Log>| {
-        log.observed.push(Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Cancelled,
+        .add_observer(|ev: On<PathCancelled>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
         })
-    })
-    .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| {
-        log.observed.push(Entry {
-            entity: ev.entity,
-            target: ev.position,
-            kind: Kind::Arrived(ev.position),
-        })
-    });
+        .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| log.observed.push(Entry::from(&*ev)));
     app
 }
 
@@ -264,62 +213,24 @@ fn test_app() -> App {
     app_with(WalkmaskPlugin::default())
 }
 
-/// Updates until `pred` holds; panics after `max` updates.
-fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> bool) -> usize {
-    for i in 0..max {
-        app.update();
-        if pred(app.world_mut()) {
-            return i + 1;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("condition not reached after {max} updates");
-}
-
-/// Runs `n` updates.
-fn run(app: &mut App, n: usize) {
-    for _ in 0..n {
-        app.update();
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
+/// Updates a test waits at most for a mask to load.
+const LOAD_UPDATES: usize = 500;
 
 fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
-    let handle: Handle<WalkMask> = app.world().resource::<AssetServer>().load(path.to_owned());
-    wait_loaded(app, &handle);
-    handle
-}
-
-fn wait_loaded(app: &mut App, handle: &Handle<WalkMask>) {
-    run_until(app, 500, |w| {
-        match w.resource::<AssetServer>().load_state(handle) {
-            LoadState::Failed(e) => panic!("load failed: {e}"),
-            _ => w.resource::<Assets<WalkMask>>().contains(handle),
-        }
-    });
+    load_mask_within(app, path, LOAD_UPDATES)
 }
 
 fn spawn_room(app: &mut App, room: WalkRoom) -> Entity {
     app.world_mut().spawn(room).id()
 }
 
-fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
-    app.world_mut()
-        .spawn((walker, Transform::from_translation(at.extend(1.0))))
-        .id()
-}
-
-fn request(app: &mut App, walker: Entity, target: Vec2) {
-    app.world_mut()
-        .write_message(WalkRequest { walker, target });
-}
-
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(entity)
-        .unwrap()
-        .translation
-        .truncate()
+/// The default test app with the mask at `path` loaded into a room at the origin;
+/// returns the app and the room.
+fn room_app(path: &str) -> (App, Entity) {
+    let mut app = test_app();
+    let mask = load_mask(&mut app, path);
+    let room = spawn_room(&mut app, WalkRoom::new(mask));
+    (app, room)
 }
 
 fn state(app: &App, entity: Entity) -> WalkState {
@@ -333,17 +244,23 @@ fn arrived(entity: Entity) -> impl FnMut(&mut World) -> bool {
     }
 }
 
-/// Whether every segment of `path` stays on pixels that `walkable` accepts (sampled
-/// every 0.1 units).
-fn path_stays_on(path: &[Vec2], walkable: impl Fn(u32, u32) -> bool) -> bool {
-    path.windows(2).all(|w| {
-        let steps = (w[0].distance(w[1]) / 0.1).ceil().max(1.0) as usize;
-        (0..=steps).all(|i| {
-            let p = w[0].lerp(w[1], i as f32 / steps as f32);
-            let (x, y) = pixel_of(p);
-            walkable(x, y)
-        })
-    })
+fn unreachable(entity: Entity) -> impl FnMut(&mut World) -> bool {
+    move |w| w.resource::<Log>().has(entity, |k| *k == Kind::Unreachable)
+}
+
+fn walking(entity: Entity) -> impl FnMut(&mut World) -> bool {
+    move |w| w.get::<WalkState>(entity) == Some(&WalkState::Walking)
+}
+
+/// The open room with a walker of `speed` at pixel (5, 24) that has started walking
+/// to pixel (60, 24) and taken three more steps; returns the app and the walker.
+fn walking_across_the_open_room(speed: f32) -> (App, Entity) {
+    let (mut app, _) = room_app("generated/open.walk.png");
+    let walker = spawn_walker(&mut app, Walker::new(speed), px(5, 24));
+    request(&mut app, walker, px(60, 24));
+    run_until(&mut app, 100, walking(walker));
+    run(&mut app, 3);
+    (app, walker)
 }
 
 // ---------------------------------------------------------------- tests
@@ -359,7 +276,7 @@ fn mask_asset_loads_with_default_meta_and_builder_settings() {
         .load_builder()
         .with_settings(|s: &mut WalkMaskSettings| s.rule = walkmask::DecodeRule::Indexed)
         .load("generated/gate_plain.walk.png");
-    wait_loaded(&mut app, &gate_builder);
+    wait_loaded_within(&mut app, &gate_builder, LOAD_UPDATES);
 
     let masks = app.world().resource::<Assets<WalkMask>>();
     let room = masks.get(&room).unwrap();
@@ -387,9 +304,7 @@ fn mask_asset_loads_with_default_meta_and_builder_settings() {
 
 #[test]
 fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/room.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/room.walk.png");
     let start = px(12, 14);
     let player = app
         .world_mut()
@@ -463,9 +378,7 @@ fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
 
 #[test]
 fn click_on_a_wall_walks_to_the_nearest_reachable_point() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/room.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/room.walk.png");
     let walker = spawn_walker(&mut app, Walker::new(200.0), px(10, 10));
     let target = px(31, 10); // inside the wall, 2 pixels from its left face
     request(&mut app, walker, target);
@@ -498,9 +411,7 @@ fn click_on_a_wall_walks_to_the_nearest_reachable_point() {
 
 #[test]
 fn targets_outside_the_mask_are_clamped_and_snapped_and_nan_is_unreachable() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/room.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/room.walk.png");
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(40, 20));
     request(&mut app, walker, Vec2::new(1000.0, px(40, 20).y));
     run_until(&mut app, 300, arrived(walker));
@@ -571,9 +482,7 @@ fn enabling_the_gate_area_changes_the_path() {
 
 #[test]
 fn closing_the_gate_mid_walk_replans_and_stops_at_the_gate() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/gate.walk.png");
-    let room = spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, room) = room_app("generated/gate.walk.png");
     let walker = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
     request(&mut app, walker, px(55, 20));
     run_until(&mut app, 300, |w| {
@@ -616,9 +525,7 @@ fn with_snapping_off_a_closed_gate_is_unreachable() {
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 20));
     let target = px(55, 20);
     request(&mut app, walker, target);
-    run_until(&mut app, 300, |w| {
-        w.resource::<Log>().has(walker, |k| *k == Kind::Unreachable)
-    });
+    run_until(&mut app, 300, unreachable(walker));
     assert_eq!(state(&app, walker), WalkState::Unreachable);
     assert_eq!(position(&app, walker), px(10, 20));
     // Outside the mask is unreachable too when snapping is off.
@@ -643,9 +550,7 @@ fn with_snapping_off_a_closed_gate_is_unreachable() {
 
 #[test]
 fn walker_area_limits_are_respected() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/gate.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/gate.walk.png");
     let target = px(10, 45); // in area 3
     let npc = spawn_walker(
         &mut app,
@@ -669,9 +574,7 @@ fn walker_area_limits_are_respected() {
 
 #[test]
 fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/room.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/room.walk.png");
     let walker = spawn_walker(&mut app, Walker::new(200.0), px(10, 10));
     let (first, second, third) = (px(50, 10), px(10, 40), px(20, 20));
 
@@ -723,15 +626,7 @@ fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
 
 #[test]
 fn a_new_path_while_walking_continues_smoothly() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/open.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
-    let walker = spawn_walker(&mut app, Walker::new(200.0), px(5, 24));
-    request(&mut app, walker, px(60, 24));
-    run_until(&mut app, 100, |w| {
-        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
-    });
-    run(&mut app, 3);
+    let (mut app, walker) = walking_across_the_open_room(200.0);
     // 200 units/s * 16 ms = 3.2 units a frame at most.
     let step = 200.0 * 0.016 + 1e-3;
     let mut last = position(&app, walker);
@@ -755,15 +650,7 @@ fn a_new_path_while_walking_continues_smoothly() {
 
 #[test]
 fn stop_walking_stops_without_arrived() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/open.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
-    let walker = spawn_walker(&mut app, Walker::new(100.0), px(5, 24));
-    request(&mut app, walker, px(60, 24));
-    run_until(&mut app, 100, |w| {
-        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
-    });
-    run(&mut app, 3);
+    let (mut app, walker) = walking_across_the_open_room(100.0);
     app.world_mut().commands().entity(walker).stop_walking();
     app.world_mut().flush();
     app.update();
@@ -855,9 +742,7 @@ fn a_corrupt_mask_fails_to_load_and_requests_are_unreachable() {
     spawn_room(&mut app, WalkRoom::new(handle));
     let walker = spawn_walker(&mut app, Walker::new(200.0), Vec2::ZERO);
     request(&mut app, walker, Vec2::new(5.0, 5.0));
-    run_until(&mut app, 50, |w| {
-        w.resource::<Log>().has(walker, |k| *k == Kind::Unreachable)
-    });
+    run_until(&mut app, 50, unreachable(walker));
     assert_eq!(state(&app, walker), WalkState::Unreachable);
     app.world().resource::<Log>().both();
 }
@@ -868,9 +753,7 @@ fn requests_wait_for_the_mask_and_fail_without_a_room() {
     // No room at all.
     let lost = spawn_walker(&mut app, Walker::new(200.0), Vec2::ZERO);
     request(&mut app, lost, Vec2::new(5.0, 5.0));
-    run_until(&mut app, 50, |w| {
-        w.resource::<Log>().has(lost, |k| *k == Kind::Unreachable)
-    });
+    run_until(&mut app, 50, unreachable(lost));
     // A room whose mask is still loading: the request waits, then walks.
     let handle: Handle<WalkMask> = app
         .world()
@@ -883,10 +766,7 @@ fn requests_wait_for_the_mask_and_fail_without_a_room() {
     // A walker pointing at an entity that is not a room.
     let nowhere = spawn_walker(&mut app, Walker::new(200.0).with_room(lost), Vec2::ZERO);
     request(&mut app, nowhere, Vec2::ZERO);
-    run_until(&mut app, 50, |w| {
-        w.resource::<Log>()
-            .has(nowhere, |k| *k == Kind::Unreachable)
-    });
+    run_until(&mut app, 50, unreachable(nowhere));
     app.world().resource::<Log>().both();
 }
 
@@ -894,20 +774,18 @@ fn requests_wait_for_the_mask_and_fail_without_a_room() {
 fn reloading_the_mask_file_mid_walk_replans() {
     let mut app = test_app();
     let path = "generated/reload.walk.png";
-    write_grey_png(path, |_, _| 255);
+    write_grey_png(path, MASK_SIZE, |_, _| 255);
     let mask = load_mask(&mut app, path);
     spawn_room(&mut app, WalkRoom::new(mask.clone()));
     let walker = spawn_walker(&mut app, Walker::new(60.0), px(5, 20));
     let target = px(60, 20);
     request(&mut app, walker, target);
-    run_until(&mut app, 100, |w| {
-        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
-    });
+    run_until(&mut app, 100, walking(walker));
     assert_eq!(app.world().resource::<Log>().ready(walker)[0].1.len(), 2);
 
     // A wall appears across the way, with a gap at the bottom.
     let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y < 44)) * 255;
-    write_grey_png(path, wall);
+    write_grey_png(path, MASK_SIZE, wall);
     app.world().resource::<AssetServer>().reload(path);
     run_until(&mut app, 300, |w| {
         w.resource::<Log>().ready(walker).len() == 2
@@ -932,9 +810,7 @@ fn replacing_the_mask_in_assets_replans_and_refreshes_the_grid_cache() {
     let walker = spawn_walker(&mut app, Walker::new(60.0), px(5, 20));
     let target = px(60, 20);
     request(&mut app, walker, target);
-    run_until(&mut app, 100, |w| {
-        w.get::<WalkState>(walker) == Some(&WalkState::Walking)
-    });
+    run_until(&mut app, 100, walking(walker));
     let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y > 4));
     let new = walkmask::WalkMask::from_fn(64, 48, wall).unwrap();
     app.world_mut()
@@ -958,9 +834,7 @@ fn replacing_the_mask_in_assets_replans_and_refreshes_the_grid_cache() {
 
 #[test]
 fn prepared_grids_are_reused_between_requests() {
-    let mut app = test_app();
-    let mask = load_mask(&mut app, "generated/room.walk.png");
-    spawn_room(&mut app, WalkRoom::new(mask));
+    let (mut app, _) = room_app("generated/room.walk.png");
     let a = spawn_walker(&mut app, Walker::new(400.0), px(10, 10));
     let b = spawn_walker(&mut app, Walker::new(400.0), px(50, 10));
     let c = spawn_walker(

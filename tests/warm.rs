@@ -1,10 +1,11 @@
 //! Warm fields: walkers standing still get the distance field from their pixel
 //! filled in the background, and their next request is traced from it.
 //!
-//! Headless app as in `tests/plugin.rs`: MinimalPlugins + AssetPlugin (rooted at
-//! `tests/assets`) + InputPlugin + TransformPlugin + WalkmaskPlugin, fixed 16 ms
-//! frames, bounded update loops. The masks are written into `tests/assets/generated/`
-//! (ignored by git) when the tests start:
+//! Headless app as in `tests/plugin.rs`, with the helpers of `tests/common`:
+//! MinimalPlugins + AssetPlugin (rooted at `tests/assets`) + InputPlugin +
+//! TransformPlugin + WalkmaskPlugin, fixed 16 ms frames, bounded update loops. The
+//! masks are written into `tests/assets/generated/` (ignored by git) when the tests
+//! start:
 //!
 //! * `warm_room.walk.png` (luma rule): 64 x 48, open floor with a wall at
 //!   x = 30..=33 from the top down to y = 39; the way round is the gap at y >= 40.
@@ -15,79 +16,41 @@
 //! With scale 1 and the room at the origin, pixel (px, py) of a 64 x 48 mask is world
 //! (px - 32, 24 - py).
 
-use std::sync::Once;
-use std::time::Duration;
+mod common;
 
-use bevy::asset::LoadState;
-use bevy::input::InputPlugin;
+use std::sync::Once;
+
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{FieldCacheStats, NavGridCache, WarmFieldCache};
+use common::{
+    MASK_SIZE, create_generated_dir, headless_app, load_mask_within, path_stays_on, pixel_of,
+    position, px, request, room_pixel, run, run_until, spawn_walker, write_grey_png,
+    write_indexed_meta,
+};
 
 // ---------------------------------------------------------------- test masks
 
-const ASSET_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/assets");
-
 /// Bytes of one warm field of a 64 x 48 mask (padded by one pixel).
 const FIELD_BYTES: usize = 66 * 50 * 4;
-
-fn asset_file(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(ASSET_ROOT).join(name)
-}
-
-/// Area id of the room mask's pixel: 1 walkable, 0 wall.
-fn room_pixel(x: u32, y: u32) -> u8 {
-    u8::from(!((30..=33).contains(&x) && y <= 39))
-}
 
 /// Area id of the gate mask's pixel.
 fn gate_pixel(x: u32, _y: u32) -> u8 {
     if (40..=43).contains(&x) { 2 } else { 1 }
 }
 
-fn write_grey_png(name: &str, (w, h): (u32, u32), f: impl Fn(u32, u32) -> u8) {
-    let image = image::GrayImage::from_fn(w, h, |x, y| image::Luma([f(x, y)]));
-    image.save(asset_file(name)).expect("write test mask");
-}
-
 /// Writes the test masks once per test run.
 fn write_masks() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        std::fs::create_dir_all(asset_file("generated")).unwrap();
-        write_grey_png("generated/warm_room.walk.png", (64, 48), |x, y| {
+        create_generated_dir();
+        write_grey_png("generated/warm_room.walk.png", MASK_SIZE, |x, y| {
             room_pixel(x, y) * 255
         });
-        write_grey_png("generated/warm_gate.walk.png", (64, 48), gate_pixel);
+        write_grey_png("generated/warm_gate.walk.png", MASK_SIZE, gate_pixel);
         write_grey_png("generated/warm_big.walk.png", (1024, 1024), |_, _| 255);
-        std::fs::write(
-            asset_file("generated/warm_gate.walk.png.meta"),
-            r#"(
-    meta_format_version: "1.0",
-    asset: Load(
-        loader: "bevy_walkmask::asset::WalkMaskLoader",
-        settings: (rule: Indexed),
-    ),
-)
-"#,
-        )
-        .unwrap();
+        write_indexed_meta("generated/warm_gate.walk.png");
     });
-}
-
-/// World position of the centre of mask pixel (px, py) (64 x 48 mask, scale 1, room
-/// at the origin).
-fn px(x: u32, y: u32) -> Vec2 {
-    Vec2::new(x as f32 + 0.5 - 32.0, 24.0 - (y as f32 + 0.5))
-}
-
-/// Mask pixel under a world position.
-fn pixel_of(world: Vec2) -> (u32, u32) {
-    (
-        (world.x + 32.0).floor() as u32,
-        (24.0 - world.y).floor() as u32,
-    )
 }
 
 // ---------------------------------------------------------------- app
@@ -112,77 +75,21 @@ impl Log {
 
 fn app_with(plugin: WalkmaskPlugin) -> App {
     write_masks();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: ASSET_ROOT.into(),
-            ..default()
-        },
-        InputPlugin,
-        TransformPlugin,
-        plugin,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
-        16,
-    )))
-    .init_resource::<Log>()
-    .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
-        log.ready
-            .push((ev.entity, ev.waypoints.clone(), ev.snapped))
-    })
-    .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| log.unreachable.push(ev.entity))
-    .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| log.arrived.push(ev.entity));
+    let mut app = headless_app(plugin);
+    app.init_resource::<Log>()
+        .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
+            log.ready
+                .push((ev.entity, ev.waypoints.clone(), ev.snapped))
+        })
+        .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
+            log.unreachable.push(ev.entity)
+        })
+        .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| log.arrived.push(ev.entity));
     app
 }
 
-/// Updates until `pred` holds; panics after `max` updates.
-fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> bool) -> usize {
-    for i in 0..max {
-        app.update();
-        if pred(app.world_mut()) {
-            return i + 1;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("condition not reached after {max} updates");
-}
-
-fn run(app: &mut App, n: usize) {
-    for _ in 0..n {
-        app.update();
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
-    let handle: Handle<WalkMask> = app.world().resource::<AssetServer>().load(path.to_owned());
-    run_until(app, 1000, |w| {
-        match w.resource::<AssetServer>().load_state(&handle) {
-            LoadState::Failed(e) => panic!("load failed: {e}"),
-            _ => w.resource::<Assets<WalkMask>>().contains(&handle),
-        }
-    });
-    handle
-}
-
-fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
-    app.world_mut()
-        .spawn((walker, Transform::from_translation(at.extend(1.0))))
-        .id()
-}
-
-fn request(app: &mut App, walker: Entity, target: Vec2) {
-    app.world_mut()
-        .write_message(WalkRequest { walker, target });
-}
-
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(entity)
-        .unwrap()
-        .translation
-        .truncate()
+    load_mask_within(app, path, 1000)
 }
 
 fn stats(world: &World) -> FieldCacheStats {
@@ -199,19 +106,6 @@ fn arrived(app: &mut App, walker: Entity, n: usize) {
             .count()
             >= n
     });
-}
-
-/// Whether every segment of `path` stays on pixels that `walkable` accepts (sampled
-/// every 0.1 units).
-fn path_stays_on(path: &[Vec2], walkable: impl Fn(u32, u32) -> bool) -> bool {
-    path.windows(2).all(|w| {
-        let steps = (w[0].distance(w[1]) / 0.1).ceil().max(1.0) as usize;
-        (0..=steps).all(|i| {
-            let p = w[0].lerp(w[1], i as f32 / steps as f32);
-            let (x, y) = pixel_of(p);
-            walkable(x, y)
-        })
-    })
 }
 
 fn length(path: &[Vec2]) -> f32 {
