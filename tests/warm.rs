@@ -146,11 +146,19 @@ fn walks(
 
 // ---------------------------------------------------------------- tests
 
+/// The plugin with warm fields on, whatever the machine's default.
+fn warm_plugin() -> WalkmaskPlugin {
+    WalkmaskPlugin {
+        warm_fields: true,
+        ..WalkmaskPlugin::default()
+    }
+}
+
 #[test]
 fn a_walker_standing_still_is_warmed_and_its_next_walk_is_traced_from_the_field() {
     // Around the wall, then onto the wall (snapped), then below the wall.
     let targets = [px(50, 10), px(31, 10), px(25, 44)];
-    let warm_plugin = WalkmaskPlugin::default();
+    let warm_plugin = warm_plugin();
     let (warm, warm_stats) = walks(warm_plugin, px(10, 10), &targets);
     assert_eq!(
         (warm_stats.hits, warm_stats.misses),
@@ -188,14 +196,14 @@ fn a_walker_standing_still_is_warmed_and_its_next_walk_is_traced_from_the_field(
 
 #[test]
 fn a_walk_to_where_the_walker_stands_is_a_single_point_from_the_field() {
-    let (warm, stats) = walks(WalkmaskPlugin::default(), px(10, 10), &[px(10, 10)]);
+    let (warm, stats) = walks(warm_plugin(), px(10, 10), &[px(10, 10)]);
     assert_eq!(stats.hits, 1);
     assert_eq!(warm[0], (vec![px(10, 10)], false));
 }
 
 #[test]
 fn a_field_is_filled_once_per_standing_place() {
-    let mut app = app_with(WalkmaskPlugin::default());
+    let mut app = app_with(warm_plugin());
     let mask = load_mask(&mut app, "generated/warm_room.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));
     // Two walkers on the same pixel share one field.
@@ -212,7 +220,7 @@ fn a_field_is_filled_once_per_standing_place() {
 
 #[test]
 fn after_toggling_an_area_the_stale_field_is_not_used() {
-    let mut app = app_with(WalkmaskPlugin::default());
+    let mut app = app_with(warm_plugin());
     let mask = load_mask(&mut app, "generated/warm_gate.walk.png");
     let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 10));
@@ -253,7 +261,7 @@ fn the_field_budget_is_respected() {
     let budget = 2 * FIELD_BYTES + FIELD_BYTES / 2;
     let mut app = app_with(WalkmaskPlugin {
         field_cache_bytes: budget,
-        ..default()
+        ..warm_plugin()
     });
     let mask = load_mask(&mut app, "generated/warm_room.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));
@@ -284,7 +292,7 @@ fn the_field_budget_is_respected() {
     // A budget smaller than one field keeps nothing, and walks still work.
     let mut app = app_with(WalkmaskPlugin {
         field_cache_bytes: FIELD_BYTES - 1,
-        ..default()
+        ..warm_plugin()
     });
     let mask = load_mask(&mut app, "generated/warm_room.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));
@@ -301,7 +309,7 @@ fn the_field_budget_is_respected() {
 
 #[test]
 fn despawning_a_walker_with_a_warm_up_in_flight_is_quiet() {
-    let mut app = app_with(WalkmaskPlugin::default());
+    let mut app = app_with(warm_plugin());
     let mask = load_mask(&mut app, "generated/warm_big.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));
     let walkers: Vec<Entity> = (0..4)
