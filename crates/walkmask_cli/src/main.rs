@@ -143,16 +143,23 @@ impl PlannerArgs {
     }
 }
 
+/// The two ends of one query.
 #[derive(Debug, Args)]
-struct PathArgs {
-    #[command(flatten)]
-    mask: MaskArgs,
+struct EndpointArgs {
     /// Start point X,Y (see COORDINATES).
     #[arg(long, value_name = "X,Y", value_parser = coords::parse_point, allow_hyphen_values = true)]
     from: Point,
     /// Destination X,Y.
     #[arg(long, value_name = "X,Y", value_parser = coords::parse_point, allow_hyphen_values = true)]
     to: Point,
+}
+
+#[derive(Debug, Args)]
+struct PathArgs {
+    #[command(flatten)]
+    mask: MaskArgs,
+    #[command(flatten)]
+    ends: EndpointArgs,
     #[command(flatten)]
     planner: PlannerArgs,
 }
@@ -179,12 +186,8 @@ struct BatchArgs {
 struct RenderArgs {
     #[command(flatten)]
     mask: MaskArgs,
-    /// Start point X,Y (see COORDINATES).
-    #[arg(long, value_name = "X,Y", value_parser = coords::parse_point, allow_hyphen_values = true)]
-    from: Point,
-    /// Destination X,Y.
-    #[arg(long, value_name = "X,Y", value_parser = coords::parse_point, allow_hyphen_values = true)]
-    to: Point,
+    #[command(flatten)]
+    ends: EndpointArgs,
     /// The PNG file to write.
     #[arg(short = 'o', long = "output", value_name = "OUT.png")]
     output: PathBuf,
@@ -257,7 +260,7 @@ fn print_one(answer: &Answer) -> Result<(), Failure> {
 fn run_path(args: &PathArgs) -> Result<(), Failure> {
     let grid = load_grid(&args.mask)?;
     let mut answerer = Answerer::new(&grid, args.planner.planner, args.planner.options());
-    let (result, micros) = answerer.answer(args.from, args.to);
+    let (result, micros) = answerer.answer(args.ends.from, args.ends.to);
     print_one(&Answer::from_result(result, micros))
 }
 
@@ -363,13 +366,13 @@ fn run_render(args: &RenderArgs) -> Result<(), Failure> {
         )));
     }
     let mut answerer = Answerer::new(&grid, args.planner.planner, args.planner.options());
-    let (result, micros) = answerer.answer(args.from, args.to);
+    let (result, micros) = answerer.answer(args.ends.from, args.ends.to);
     let answer = Answer::from_result(result.clone(), micros);
     let waypoints = result.map(|r| r.waypoints).unwrap_or_default();
 
     // The field is filled from the path's end; without a path, from the requested
     // destination if it is walkable.
-    let end = waypoints.last().copied().unwrap_or(args.to);
+    let end = waypoints.last().copied().unwrap_or(args.ends.to);
     let field = end
         .pixel()
         .filter(|&(x, y)| grid.is_walkable(x, y))
@@ -378,8 +381,8 @@ fn run_render(args: &RenderArgs) -> Result<(), Failure> {
         grid: &grid,
         field: field.as_ref(),
         waypoints: &waypoints,
-        start: args.from,
-        goal: args.to,
+        start: args.ends.from,
+        goal: args.ends.to,
         scale: args.scale,
     });
     img.save_with_format(&args.output, image::ImageFormat::Png)
