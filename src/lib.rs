@@ -28,7 +28,8 @@
 //! there. With [`WalkmaskPlugin::snap_to_reachable`] off, such requests get
 //! [`PathUnreachable`] instead. A NaN or infinite target, a missing room, or a mask
 //! that is missing or failed to load also give [`PathUnreachable`]. A walker standing
-//! on a blocked pixel starts from the nearest walkable one.
+//! on a blocked pixel steps onto the nearest walkable one at once (as Adventure
+//! Game Studio does) and walks on from there.
 //!
 //! ## Systems
 //!

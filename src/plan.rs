@@ -695,6 +695,11 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
     }
 }
 
+/// How far (world units) a path's first point may lie from a standing walker before
+/// the walker is taken to have stood on a blocked pixel. Mapping a point to the mask
+/// and back moves it by far less; a snapped start moves it by at least half a pixel.
+const START_MOVED: f32 = 0.01;
+
 /// Applies a job's answer, unless the job was replaced or the walker is gone.
 fn complete_job(world: &mut World, walker: Entity, id: u64, output: PlanOutput) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {
@@ -714,13 +719,22 @@ fn complete_job(world: &mut World, walker: Entity, id: u64, output: PlanOutput) 
             mut waypoints,
             snapped,
         } => {
-            // The walker kept walking its old path while this one was computed:
-            // continue from where it stands.
-            if let Some(first) = waypoints.first_mut()
-                && entity.contains::<WalkPath>()
-                && position != job.from
-            {
-                *first = position;
+            let walking = entity.contains::<WalkPath>();
+            if let Some(first) = waypoints.first_mut() {
+                if walking && position != job.from {
+                    // The walker kept walking its old path while this one was
+                    // computed: continue from where it stands.
+                    *first = position;
+                } else if !walking && first.distance(position) > START_MOVED {
+                    // The walker stood on a pixel it may not use (a closed area, a
+                    // reloaded mask): the path starts at the nearest walkable pixel.
+                    // Step onto it at once, as Adventure Game Studio does, rather than
+                    // walk there through whatever blocks the way.
+                    if let Some(mut transform) = entity.get_mut::<Transform>() {
+                        transform.translation.x = first.x;
+                        transform.translation.y = first.y;
+                    }
+                }
             }
             entity.insert((
                 WalkPath {

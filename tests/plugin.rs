@@ -410,6 +410,29 @@ fn click_on_a_wall_walks_to_the_nearest_reachable_point() {
 }
 
 #[test]
+fn a_walker_standing_on_a_blocked_pixel_steps_onto_the_nearest_walkable_one() {
+    let (mut app, _) = room_app("generated/room.walk.png");
+    // Inside the wall (columns 30..=33), nearest to its left face; slow, so that
+    // walking out of the wall would take many frames.
+    let walker = spawn_walker(&mut app, Walker::new(20.0), px(31, 10));
+    request(&mut app, walker, px(20, 10));
+    run_until(&mut app, 300, walking(walker));
+    let ready = app.world().resource::<Log>().ready(walker);
+    let (_, waypoints, _) = &ready[0];
+    assert_eq!(
+        pixel_of(waypoints[0]),
+        (29, 10),
+        "the nearest walkable pixel"
+    );
+    assert!(path_stays_on(waypoints, |x, y| room_pixel(x, y) == 1));
+    for _ in 0..30 {
+        let (x, y) = pixel_of(position(&app, walker));
+        assert_eq!(room_pixel(x, y), 1, "never inside the wall, at ({x}, {y})");
+        run(&mut app, 1);
+    }
+}
+
+#[test]
 fn targets_outside_the_mask_are_clamped_and_snapped_and_nan_is_unreachable() {
     let (mut app, _) = room_app("generated/room.walk.png");
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(40, 20));
