@@ -86,8 +86,9 @@ fn main() {
             timer: 0.0,
             shot,
         })
-        .insert_resource(WalkmaskSettings {
-            click_to_walk: false,
+        .insert_resource(ClickToWalk {
+            enabled: false,
+            input: ClickInput::default(),
         })
         .add_systems(Update, run_script.before(WalkmaskSystems::Plan));
     }
@@ -383,6 +384,8 @@ fn track_outcomes(
     mut unreachable: MessageReader<PathUnreachable>,
     mut cancelled: MessageReader<PathCancelled>,
     mut arrived: MessageReader<Arrived>,
+    mut replanned: MessageReader<PathReplanned>,
+    mut stopped: MessageReader<WalkStopped>,
 ) {
     for r in requests.read() {
         status.click = Some((r.target, time.elapsed_secs()));
@@ -410,6 +413,13 @@ fn track_outcomes(
     for e in unreachable.read() {
         info!("unreachable: {}", e.target);
         status.last = "unreachable".into();
+    }
+    for e in replanned.read() {
+        info!("re-planned: {} waypoints", e.waypoints.len());
+        status.last = format!("re-planned: {} waypoints", e.waypoints.len());
+    }
+    for e in stopped.read() {
+        info!("walk stopped ({:?}) at {}", e.reason, e.position);
     }
     for e in arrived.read() {
         info!("arrived at {}", e.position);
@@ -516,10 +526,7 @@ fn run_script(
         // wait for the masks, then try to walk into the garden while the gate is closed
         0 if masks.contains(&room.full) && t > 1.0 => {
             info!("script: walk to the fountain, gate closed");
-            requests.write(WalkRequest {
-                walker: avatar,
-                target: px(1640.0, 640.0),
-            });
+            requests.write(WalkRequest::new(avatar, px(1640.0, 640.0)));
             next(&mut script);
         }
         1 if (*state == WalkState::Arrived && t > 0.5) || t > 12.0 => {
@@ -532,10 +539,7 @@ fn run_script(
         }
         2 if t > 0.4 => {
             info!("script: walk behind the fountain");
-            requests.write(WalkRequest {
-                walker: avatar,
-                target: px(1640.0, 398.0),
-            });
+            requests.write(WalkRequest::new(avatar, px(1640.0, 398.0)));
             next(&mut script);
         }
         3 if (*state == WalkState::Walking && avatar_x > 1380.0) || t > 4.0 => {

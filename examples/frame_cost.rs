@@ -151,10 +151,7 @@ fn send_requests(
         }
         let frame = bench.frame;
         bench.requested_at.insert(walker, frame);
-        requests.write(WalkRequest {
-            walker,
-            target: rng.walkable_point(),
-        });
+        requests.write(WalkRequest::new(walker, rng.walkable_point()));
     }
 }
 

@@ -2,8 +2,11 @@
 
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, LoadContext};
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
+use walkmask::AreaSet;
 
 /// A walk mask loaded as a Bevy asset: one area id per pixel (0 = blocked).
 ///
@@ -11,7 +14,9 @@ use serde::{Deserialize, Serialize};
 /// shared, so path tasks on other threads use the mask without copying it.
 ///
 /// Files named `*.walk.png` load as walk masks ([`WalkMaskLoader`]); the decoding
-/// rule comes from [`WalkMaskSettings`].
+/// rule comes from [`WalkMaskLoaderSettings`]. To change a loaded mask's pixels, put a
+/// new value in `Assets<WalkMask>` (`*mask = WalkMask::new(pixels)` through
+/// `Assets::get_mut`): the pixels themselves are immutable and shared.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -30,8 +35,9 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Asset, TypePath, Clone, Debug)]
 pub struct WalkMask {
-    /// The pixels.
-    pub mask: walkmask::WalkMask,
+    mask: walkmask::WalkMask,
+    revision: u64,
+    present: AreaSet,
 }
 
 impl std::ops::Deref for WalkMask {
@@ -44,11 +50,47 @@ impl std::ops::Deref for WalkMask {
 
 impl From<walkmask::WalkMask> for WalkMask {
     fn from(mask: walkmask::WalkMask) -> Self {
-        Self { mask }
+        Self::new(mask)
     }
 }
 
+/// Source of [`WalkMask::revision`]: every decoded or constructed mask gets the next
+/// number, so a revision is never reused in a process.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
 impl WalkMask {
+    /// Wraps a core mask as an asset (one pass over the pixels, to note which areas
+    /// occur in it).
+    ///
+    /// ```
+    /// use bevy_walkmask::WalkMask;
+    /// let mask = WalkMask::new(bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |x, _| if x < 4 { 1 } else { 3 }).unwrap());
+    /// assert_eq!(mask.present_areas().iter().collect::<Vec<_>>(), vec![1, 3]);
+    /// ```
+    pub fn new(mask: walkmask::WalkMask) -> Self {
+        let mut seen = [false; 256];
+        for &a in mask.areas() {
+            seen[a as usize] = true;
+        }
+        let present = (1..=255u8).filter(|&id| seen[id as usize]).collect();
+        Self {
+            mask,
+            revision: NEXT_REVISION.fetch_add(1, Ordering::Relaxed),
+            present,
+        }
+    }
+
+    /// The core mask (also reachable through `Deref`).
+    ///
+    /// ```
+    /// # use bevy_walkmask::WalkMask;
+    /// let mask = WalkMask::from(bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |_, _| 1).unwrap());
+    /// assert_eq!(mask.core().width(), 8);
+    /// ```
+    pub fn core(&self) -> &walkmask::WalkMask {
+        &self.mask
+    }
+
     /// The mask size in pixels.
     ///
     /// ```
@@ -61,19 +103,31 @@ impl WalkMask {
         UVec2::new(self.mask.width(), self.mask.height())
     }
 
-    /// An identity for the decoded pixels: it changes whenever the asset gets new
-    /// pixels (a reload, or a new mask written through `Assets::get_mut`), and never
-    /// repeats while a prepared grid of the old pixels is alive. Prepared grids are
-    /// cached under it.
+    /// The areas (1..=255) that occur in the mask. Enabling or disabling any other
+    /// area changes nothing for walkers on this mask.
     ///
     /// ```
     /// # use bevy_walkmask::WalkMask;
-    /// let a = WalkMask::from(bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |_, _| 1).unwrap());
-    /// let b = a.clone();
-    /// assert_eq!(a.revision(), b.revision()); // same pixels, shared
+    /// let mask = WalkMask::from(bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |_, y| y as u8).unwrap());
+    /// assert!(mask.present_areas().contains(3) && !mask.present_areas().contains(0));
     /// ```
-    pub fn revision(&self) -> usize {
-        self.mask.areas().as_ptr() as usize
+    pub fn present_areas(&self) -> AreaSet {
+        self.present
+    }
+
+    /// A number for the decoded pixels, unique in the process: a new mask (a reload,
+    /// or a mask written through `Assets::get_mut`) gets a new one; clones share it.
+    /// Prepared grids and warm fields are cached under it.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WalkMask;
+    /// let core = bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |_, _| 1).unwrap();
+    /// let a = WalkMask::from(core.clone());
+    /// assert_eq!(a.revision(), a.clone().revision()); // same pixels, shared
+    /// assert_ne!(a.revision(), WalkMask::from(core).revision()); // a new asset value
+    /// ```
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 }
 
@@ -97,19 +151,19 @@ impl WalkMask {
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_walkmask::walkmask::DecodeRule;
-/// use bevy_walkmask::{WalkMask, WalkMaskSettings};
+/// use bevy_walkmask::{WalkMask, WalkMaskLoaderSettings};
 ///
 /// fn load(assets: Res<AssetServer>) {
 ///     let _mask: Handle<WalkMask> = assets
 ///         .load_builder()
-///         .with_settings(|s: &mut WalkMaskSettings| s.rule = DecodeRule::Indexed)
+///         .with_settings(|s: &mut WalkMaskLoaderSettings| s.rule = DecodeRule::Indexed)
 ///         .load("rooms/lobby.walk.png");
 /// }
 /// # bevy::ecs::system::assert_is_system(load);
 /// ```
 #[derive(Serialize, Deserialize, Default, Clone, Debug, PartialEq)]
 #[serde(default)]
-pub struct WalkMaskSettings {
+pub struct WalkMaskLoaderSettings {
     /// The decoding rule; the default is [`walkmask::DecodeRule::Luma`] (light
     /// pixels walkable, area 1).
     pub rule: walkmask::DecodeRule,
@@ -150,7 +204,7 @@ pub enum WalkMaskLoadError {
 
 /// Loads `*.walk.png` files (and any other image format the core decodes, given
 /// explicitly) as [`WalkMask`] assets, decoding with
-/// [`walkmask::WalkMask::decode_with_limits`] and the rule in [`WalkMaskSettings`].
+/// [`walkmask::WalkMask::decode_with_limits`] and the rule in [`WalkMaskLoaderSettings`].
 ///
 /// The compound extension `walk.png` keeps the loader from competing with Bevy's
 /// image loader for ordinary `.png` files; a typed load
@@ -166,7 +220,7 @@ pub struct WalkMaskLoader;
 
 impl AssetLoader for WalkMaskLoader {
     type Asset = WalkMask;
-    type Settings = WalkMaskSettings;
+    type Settings = WalkMaskLoaderSettings;
     type Error = WalkMaskLoadError;
 
     async fn load(
@@ -190,7 +244,7 @@ impl AssetLoader for WalkMaskLoader {
             &walkmask::MaskLimits::default(),
         )
         .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
-        Ok(WalkMask { mask })
+        Ok(WalkMask::new(mask))
     }
 
     fn extensions(&self) -> &[&str] {

@@ -10,9 +10,10 @@ use bevy::image::{Image, ImageSampler};
 use bevy::prelude::*;
 
 use crate::asset::WalkMask;
-use crate::plan::PathJob;
+use crate::plan::job::PathJob;
+use crate::request::WalkRequest;
 use crate::room::{WalkAreas, WalkRoom};
-use crate::walker::{WalkPath, WalkRequest, Walker};
+use crate::walker::{WalkPath, Walker};
 
 /// Switches the debug overlay on and off at runtime. Default: on.
 ///
@@ -85,7 +86,9 @@ impl Plugin for WalkmaskDebugPlugin {
                 PostUpdate,
                 (
                     update_mask_overlays.run_if(resource_exists::<Assets<Image>>),
-                    draw_walkers.run_if(gizmos_ready),
+                    draw_walkers
+                        .run_if(gizmos_ready)
+                        .after(bevy::transform::TransformSystems::Propagate),
                 ),
             );
         init_gizmos(app);
@@ -122,7 +125,7 @@ fn gizmos_ready(store: Option<Res<GizmoConfigStore>>) -> bool {
 #[derive(Component)]
 struct MaskOverlay {
     mask: AssetId<WalkMask>,
-    revision: usize,
+    revision: u64,
     areas: WalkAreas,
 }
 
@@ -196,7 +199,7 @@ fn update_mask_overlays(
             }
             (None, _) if !visible => {}
             (None, Some(mask)) => {
-                let image = images.add(overlay_image(mask, room.areas));
+                let image = images.add(overlay_image(mask.core(), room.areas));
                 let sprite = Sprite {
                     image,
                     custom_size: Some(mask.size().as_vec2() * room.scale),
@@ -220,7 +223,7 @@ fn update_mask_overlays(
                     || overlay.revision != mask.revision()
                     || overlay.areas != room.areas;
                 if stale {
-                    sprite.image = images.add(overlay_image(mask, room.areas));
+                    sprite.image = images.add(overlay_image(mask.core(), room.areas));
                     *overlay = MaskOverlay {
                         mask: room.mask.id(),
                         revision: mask.revision(),
@@ -243,7 +246,7 @@ fn update_mask_overlays(
 
 /// What the overlay draws of a walker.
 type WalkerView = (
-    &'static Transform,
+    &'static GlobalTransform,
     Option<&'static WalkPath>,
     Option<&'static PathJob>,
 );
@@ -274,7 +277,7 @@ fn draw_walkers(
         gizmos.circle_2d(point, 4.0 + 10.0 * (1.0 - fade), WHITE.with_alpha(fade));
     }
     for (transform, path, job) in &walkers {
-        let position = transform.translation.truncate();
+        let position = transform.translation().truncate();
         gizmos.circle_2d(position, 6.0, LIME);
         if let Some(path) = path {
             let rest = path.waypoints.get(path.next..).unwrap_or(&[]);

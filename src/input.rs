@@ -1,13 +1,72 @@
-//! Left clicks become walk requests for the player.
+//! Click to walk: a left click on a room walks the [`Player`] walkers in that room
+//! there.
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
-use crate::WalkmaskSettings;
-use crate::walker::{Player, WalkRequest, Walker};
+use crate::asset::WalkMask;
+use crate::placement::{Parents, walker_xy};
+use crate::plan::job::Rooms;
+use crate::request::WalkRequest;
+use crate::room::{RoomLookup, room_of};
+use crate::walker::{Player, Walker};
 
-/// Marker for the camera whose view is clicked. Optional: without it, the active
-/// camera with the lowest `order` that sees the cursor is used.
+/// Where clicks come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+pub enum ClickInput {
+    /// Bevy picking (cargo feature `picking`, on by default): a `Pointer<Click>` with
+    /// the primary button on a [`WalkRoom`](crate::WalkRoom) entity, or on a child of
+    /// one, walks there. The hit position comes in world space from the camera that
+    /// saw it; UI (with Bevy's `ui_picking`) and hotspots above the room take their
+    /// clicks first. A hotspot that is a child of the room passes its clicks on to the
+    /// room unless its observer stops them (`click.propagate(false)`). The room needs a
+    /// picking backend that hits it: with Bevy's `sprite_picking`, a `Sprite` on the
+    /// room entity or a child (`WalkRoom` adds the `Pickable` the sprite backend needs
+    /// to the room entity; add it to children yourself).
+    Picking,
+    /// The left mouse button and the cursor of the primary window, through the camera
+    /// marked [`WalkCamera`] (or the active camera with the lowest `order` whose
+    /// viewport holds the cursor). For games without picking; it does not know about
+    /// UI.
+    Cursor,
+    /// No clicks: the game sends [`WalkRequest`]s itself.
+    Off,
+}
+
+impl Default for ClickInput {
+    /// [`Picking`](Self::Picking) with the `picking` feature, else
+    /// [`Cursor`](Self::Cursor).
+    fn default() -> Self {
+        if cfg!(feature = "picking") {
+            Self::Picking
+        } else {
+            Self::Cursor
+        }
+    }
+}
+
+/// Click to walk, at runtime.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::ClickToWalk;
+///
+/// fn cutscene_starts(mut clicks: ResMut<ClickToWalk>) {
+///     clicks.enabled = false;
+/// }
+/// # bevy::ecs::system::assert_is_system(cutscene_starts);
+/// ```
+#[derive(Resource, Clone, Copy, Debug, Reflect)]
+#[reflect(Resource, Debug)]
+pub struct ClickToWalk {
+    /// Whether clicks move [`Player`] walkers.
+    pub enabled: bool,
+    /// Where clicks come from.
+    pub input: ClickInput,
+}
+
+/// Marker for the camera whose view is clicked with [`ClickInput::Cursor`]. Optional:
+/// without it, the active camera with the lowest `order` that sees the cursor is used.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -20,9 +79,77 @@ use crate::walker::{Player, WalkRequest, Walker};
 #[reflect(Component, Default, Clone, Debug)]
 pub struct WalkCamera;
 
+/// The players, with what finding their room takes.
+type Players<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static Walker,
+        &'static Transform,
+        Option<&'static ChildOf>,
+    ),
+    With<Player>,
+>;
+
+/// Sends a request to `target` for every player in `room`.
+fn walk_players_in(
+    room: Entity,
+    target: Vec2,
+    players: &Players,
+    parents: &Parents,
+    rooms: &Rooms,
+    masks: &Assets<WalkMask>,
+    requests: &mut MessageWriter<WalkRequest>,
+) {
+    for (walker, settings, transform, child_of) in players {
+        let position = walker_xy(transform, child_of, parents);
+        if room_of(settings.room, position, rooms.iter(), masks) == RoomLookup::Found(room) {
+            requests.write(WalkRequest::new(walker, target));
+        }
+    }
+}
+
+/// A primary-button `Pointer<Click>` on a room (or bubbling up to it from a child)
+/// walks the players in that room to the hit point.
+#[cfg(feature = "picking")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walk_to_clicked_room(
+    click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
+    settings: Res<ClickToWalk>,
+    players: Players,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    mut requests: MessageWriter<WalkRequest>,
+) {
+    if !settings.enabled
+        || settings.input != ClickInput::Picking
+        || click.event.button != bevy::picking::pointer::PointerButton::Primary
+        || rooms.get(click.entity).is_err()
+    {
+        return;
+    }
+    let Some(target) = click.event.hit.position.map(|p| p.truncate()) else {
+        return;
+    };
+    if !target.is_finite() {
+        return;
+    }
+    walk_players_in(
+        click.entity,
+        target,
+        &players,
+        &parents,
+        &rooms,
+        &masks,
+        &mut requests,
+    );
+}
+
 /// The world position under the cursor of the primary window, through the clicked
 /// camera. `None` without a window, cursor or usable camera.
-pub(crate) fn cursor_world_position(
+fn cursor_world_position(
     windows: &Query<&Window, With<PrimaryWindow>>,
     cameras: &Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
 ) -> Option<Vec2> {
@@ -45,23 +172,38 @@ pub(crate) fn cursor_world_position(
     })
 }
 
-/// A left click sends a [`WalkRequest`] to the clicked world point for every
-/// [`Player`] walker.
-pub(crate) fn click_to_walk(
+/// With [`ClickInput::Cursor`], a left click walks the players in the room under the
+/// cursor there.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walk_to_cursor_click(
     buttons: Res<ButtonInput<MouseButton>>,
-    settings: Res<WalkmaskSettings>,
+    settings: Res<ClickToWalk>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
-    players: Query<Entity, (With<Walker>, With<Player>)>,
+    players: Players,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
     mut requests: MessageWriter<WalkRequest>,
 ) {
-    if !settings.click_to_walk || !buttons.just_pressed(MouseButton::Left) {
+    if !settings.enabled
+        || settings.input != ClickInput::Cursor
+        || !buttons.just_pressed(MouseButton::Left)
+    {
         return;
     }
     let Some(target) = cursor_world_position(&windows, &cameras) else {
         return;
     };
-    for walker in &players {
-        requests.write(WalkRequest { walker, target });
+    if let RoomLookup::Found(room) = room_of(None, target, rooms.iter(), &masks) {
+        walk_players_in(
+            room,
+            target,
+            &players,
+            &parents,
+            &rooms,
+            &masks,
+            &mut requests,
+        );
     }
 }

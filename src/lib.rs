@@ -4,19 +4,35 @@
 //! (the [`walkmask`] core, re-exported).
 //!
 //! * [`WalkMask`]: an asset loaded from `*.walk.png` files ([`WalkMaskLoader`],
-//!   decoding rule in [`WalkMaskSettings`], set per file in a `.meta` file or per load).
-//! * [`WalkRoom`]: places a mask in the world (centred on the room entity, `scale`
-//!   world units per pixel) and says which areas are enabled right now.
-//! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks.
-//!   Ask for a walk with a [`WalkRequest`] message or
-//!   [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to).
-//! * Every request ends in exactly one [`PathReady`], [`PathUnreachable`] or
-//!   [`PathCancelled`]; a finished walk sends [`Arrived`]. Each is both an
-//!   [`EntityEvent`] on the walker (observe it) and a [`Message`] (read it).
-//! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool);
-//!   the main thread never searches or prepares grids.
+//!   decoding rule in [`WalkMaskLoaderSettings`], set per file in a `.meta` file or
+//!   per load).
+//! * [`WalkRoom`]: places a mask in the room entity's space (centred, `scale` units
+//!   per pixel, under the room's whole `GlobalTransform`) and says which areas are
+//!   enabled right now.
+//! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks on
+//!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
+//!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
+//!   both give a [`RequestId`].
+//! * Every request gets exactly one answer carrying its id: [`PathReady`],
+//!   [`PathUnreachable`] or [`PathCancelled`]. Every walk that starts ends exactly
+//!   once: [`Arrived`] or [`WalkStopped`]; in between, [`PathReplanned`] reports each
+//!   re-plan. Each is both an [`EntityEvent`] on the walker (observe it) and a
+//!   [`Message`] (read it). See [`outcome`] for the whole contract.
+//! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
 //! * While a walker stands still, the distance field from where it stands is filled in
 //!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
+//!
+//! ## Threads
+//!
+//! With Bevy's `multi_threaded` feature (part of Bevy's default features), grids,
+//! fills and searches run on the async compute pool's threads; the main thread only
+//! starts tasks, polls them, and checks one straight segment when it joins an answer to
+//! a walker that moved meanwhile. Without it (a build without `multi_threaded`, or the
+//! web), Bevy runs a pool task on the thread that spawns it, inside `spawn`: every
+//! search then runs on the main thread during [`WalkmaskSystems::Plan`], and its answer
+//! is applied in the same frame's [`WalkmaskSystems::Poll`]. Everything else (answers,
+//! outcomes, budgets) is the same; keep masks small or warm fields off there if frame
+//! time matters.
 //!
 //! World coordinates are Bevy 2D (y up); mask coordinates are pixels (y down).
 //!
@@ -33,9 +49,10 @@
 //!
 //! ## Systems
 //!
-//! In [`Update`], chained: [`WalkmaskSystems::Input`] (clicks) ->
-//! [`WalkmaskSystems::Plan`] (mask changes, requests, task spawning, warm-ups) ->
+//! In [`Update`], chained: [`WalkmaskSystems::Input`] (clicks without picking) ->
+//! [`WalkmaskSystems::Plan`] (changes, re-plans, requests, task spawning, warm-ups) ->
 //! [`WalkmaskSystems::Poll`] (finished tasks) -> [`WalkmaskSystems::Move`] (walking).
+//! Picking clicks arrive through an observer and become requests read in `Plan`.
 //! Order your own systems against these sets; write requests before `Plan` to have
 //! them start the same frame.
 //!
@@ -74,23 +91,30 @@ pub mod asset;
 pub mod debug;
 mod input;
 mod movement;
-pub mod plan;
+pub mod outcome;
+mod placement;
+mod plan;
+pub mod request;
 pub mod room;
 pub mod walker;
 
 use bevy::prelude::*;
 pub use walkmask;
 
-pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskSettings};
+pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
-pub use input::WalkCamera;
-pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, WarmFieldCache};
-pub use room::{MaskMapping, WalkAreas, WalkRoom};
-pub use walker::{
-    Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkCommandsExt, WalkPath,
-    WalkRequest, WalkState, Walker,
+pub use input::{ClickInput, ClickToWalk, WalkCamera};
+pub use outcome::{
+    Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
 };
+pub use plan::{
+    AnswerTiming, FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WalkCommandsExt,
+    WarmFieldCache,
+};
+pub use request::{RequestId, WalkRequest};
+pub use room::{MaskMapping, WalkAreas, WalkRoom};
+pub use walker::{Heading, Player, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
 ///
@@ -102,9 +126,10 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        Arrived, Heading, PathCancelled, PathReady, PathUnreachable, Player, WalkAreas, WalkCamera,
-        WalkCommandsExt, WalkMask, WalkMaskSettings, WalkPath, WalkRequest, WalkRoom, WalkState,
-        Walker, WalkmaskPlugin, WalkmaskSettings, WalkmaskSystems,
+        Arrived, ClickInput, ClickToWalk, Heading, PathCancelled, PathReady, PathReplanned,
+        PathUnreachable, Player, RequestId, StopReason, WalkAreas, WalkCamera, WalkCommandsExt,
+        WalkMask, WalkMaskLoaderSettings, WalkPath, WalkRequest, WalkRoom, WalkState, WalkStopped,
+        Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -112,30 +137,40 @@ pub mod prelude {
 ///
 /// ```no_run
 /// use bevy::prelude::*;
-/// use bevy_walkmask::WalkmaskPlugin;
+/// use bevy_walkmask::{ClickInput, WalkmaskPlugin};
 ///
 /// App::new().add_plugins((
 ///     DefaultPlugins,
 ///     WalkmaskPlugin {
-///         click_to_walk: false, // the game sends its own WalkRequests
+///         click_input: ClickInput::Off, // the game sends its own WalkRequests
 ///         ..default()
 ///     },
 /// ));
 /// ```
 ///
 /// Needs `AssetPlugin` and the task pools (`DefaultPlugins`, or `MinimalPlugins` +
-/// `AssetPlugin`); click input also needs `InputPlugin`, a window and a camera, and is
-/// skipped without them. The debug overlay is a separate plugin,
-/// [`WalkmaskDebugPlugin`] (cargo feature `debug_overlay`).
+/// `AssetPlugin`). Clicks need a picking backend ([`ClickInput::Picking`]) or
+/// `InputPlugin`, a window and a camera ([`ClickInput::Cursor`]), and are skipped
+/// without them. The debug overlay is a separate plugin, [`WalkmaskDebugPlugin`]
+/// (cargo feature `debug_overlay`).
+///
+/// Memory is bounded by three budgets: prepared grids ([`grid_cache_bytes`](Self::grid_cache_bytes)),
+/// warm fields ([`field_cache_bytes`](Self::field_cache_bytes)) and the scratch of
+/// idle pathfinders ([`pathfinder_bytes`](Self::pathfinder_bytes)). Beyond them, only
+/// what queries under way use at that moment is held (about 4 bytes per mask pixel
+/// for each running task), and it is released when they end.
 #[derive(Clone, Debug)]
 pub struct WalkmaskPlugin {
-    /// Left clicks (cursor -> world through the camera) send a [`WalkRequest`] for
-    /// every walker with [`Player`]. Default true. Changeable at runtime through
-    /// [`WalkmaskSettings`].
-    pub click_to_walk: bool,
+    /// Where clicks that move [`Player`] walkers come from. Default:
+    /// [`ClickInput::Picking`] with the `picking` feature. Changeable at runtime
+    /// through [`ClickToWalk`].
+    pub click_input: ClickInput,
     /// Upper bound on the bytes of prepared grids kept for reuse ([`NavGridCache`]);
     /// a grid takes about 4 bytes per mask pixel. Default 64 MiB.
     pub grid_cache_bytes: usize,
+    /// Upper bound on the bytes of scratch kept by idle pathfinders between queries
+    /// (about 4 bytes per pixel of the largest mask each searched). Default 64 MiB.
+    pub pathfinder_bytes: usize,
     /// Destinations that cannot be reached snap to the nearest reachable point
     /// (default true); when false they are answered with [`PathUnreachable`].
     pub snap_to_reachable: bool,
@@ -153,36 +188,23 @@ pub struct WalkmaskPlugin {
     /// field takes about 4 bytes per mask pixel (about 8 MiB for 1920 x 1080), and
     /// the least recently used are dropped first. Default 256 MiB.
     pub field_cache_bytes: usize,
+    /// When answers are applied: as soon as they are ready (default), or a fixed
+    /// number of frames after the request for frame-exact determinism.
+    pub answer_timing: AnswerTiming,
 }
 
 impl Default for WalkmaskPlugin {
     fn default() -> Self {
         Self {
-            click_to_walk: true,
+            click_input: ClickInput::default(),
             grid_cache_bytes: 64 << 20,
+            pathfinder_bytes: 64 << 20,
             snap_to_reachable: true,
             warm_fields: std::thread::available_parallelism().is_ok_and(|n| n.get() > 2),
             field_cache_bytes: 256 << 20,
+            answer_timing: AnswerTiming::WhenReady,
         }
     }
-}
-
-/// Runtime settings of the plugin.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::WalkmaskSettings;
-///
-/// fn cutscene_starts(mut settings: ResMut<WalkmaskSettings>) {
-///     settings.click_to_walk = false;
-/// }
-/// # bevy::ecs::system::assert_is_system(cutscene_starts);
-/// ```
-#[derive(Resource, Clone, Debug, Reflect)]
-#[reflect(Resource, Debug)]
-pub struct WalkmaskSettings {
-    /// Left clicks move [`Player`] walkers.
-    pub click_to_walk: bool,
 }
 
 /// The plugin's system sets, in [`Update`], chained in this order.
@@ -196,9 +218,9 @@ pub struct WalkmaskSettings {
 /// ```
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WalkmaskSystems {
-    /// Left clicks become [`WalkRequest`]s.
+    /// Left clicks become [`WalkRequest`]s ([`ClickInput::Cursor`]).
     Input,
-    /// Mask changes re-plan walkers; requests become jobs; path tasks are spawned;
+    /// Changes re-plan walkers; requests become jobs; path tasks are spawned;
     /// walkers standing still start warm-ups.
     Plan,
     /// Finished path tasks are applied; outcomes are sent.
@@ -213,14 +235,18 @@ impl Plugin for WalkmaskPlugin {
             snap_destination: self.snap_to_reachable,
             ..default()
         };
+        let planner = plan::worker::Planner::new(
+            NavGridCache::new(self.grid_cache_bytes),
+            WarmFieldCache::new(self.field_cache_bytes),
+            self.warm_fields,
+            options,
+            self.pathfinder_bytes,
+        );
         app.init_asset::<WalkMask>()
             .init_asset_loader::<WalkMaskLoader>()
-            .add_message::<WalkRequest>()
-            .add_message::<PathReady>()
-            .add_message::<PathUnreachable>()
-            .add_message::<PathCancelled>()
-            .add_message::<Arrived>()
-            .register_type::<WalkRoom>()
+            .add_message::<WalkRequest>();
+        outcome::add_messages(app);
+        app.register_type::<WalkRoom>()
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
             .register_type::<Player>()
@@ -228,16 +254,17 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<Heading>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
-            .register_type::<WalkmaskSettings>()
-            .insert_resource(WalkmaskSettings {
-                click_to_walk: self.click_to_walk,
+            .register_type::<ClickToWalk>()
+            .register_type::<RequestId>()
+            .insert_resource(ClickToWalk {
+                enabled: self.click_input != ClickInput::Off,
+                input: self.click_input,
             })
-            .insert_resource(plan::Planner::new(
-                NavGridCache::new(self.grid_cache_bytes),
-                WarmFieldCache::new(self.field_cache_bytes),
-                self.warm_fields,
-                options,
-            ))
+            .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
+            .insert_resource(planner.cache.clone())
+            .insert_resource(planner.fields.clone())
+            .insert_resource(PlannerStatus(planner.clone()))
+            .insert_resource(planner)
             .configure_sets(
                 Update,
                 (
@@ -251,23 +278,23 @@ impl Plugin for WalkmaskPlugin {
             .add_systems(
                 Update,
                 (
-                    input::click_to_walk
+                    input::walk_to_cursor_click
                         .in_set(WalkmaskSystems::Input)
                         .run_if(resource_exists::<ButtonInput<MouseButton>>),
                     (
-                        plan::react_to_mask_changes,
-                        plan::read_requests,
-                        plan::start_jobs,
-                        plan::warm_fields,
+                        plan::replan::forget_changed_masks,
+                        plan::replan::replan_changed,
+                        plan::job::read_requests,
+                        plan::job::start_jobs,
+                        plan::warm_up::warm_fields,
                     )
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
-                    plan::poll_jobs.in_set(WalkmaskSystems::Poll),
+                    plan::job::poll_jobs.in_set(WalkmaskSystems::Poll),
                     movement::move_walkers.in_set(WalkmaskSystems::Move),
                 ),
             );
-        let planner = app.world().resource::<plan::Planner>();
-        let (cache, fields) = (planner.cache.clone(), planner.fields.clone());
-        app.insert_resource(cache).insert_resource(fields);
+        #[cfg(feature = "picking")]
+        app.add_observer(input::walk_to_clicked_room);
     }
 }

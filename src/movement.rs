@@ -2,19 +2,33 @@
 
 use bevy::prelude::*;
 
-use crate::plan::{Outcome, PathJob, emit};
-use crate::walker::{Arrived, Heading, WalkPath, WalkState, Walker};
+use crate::outcome::{Arrived, Outcome, emit};
+use crate::placement::{Parents, set_world_xy, world_position};
+use crate::plan::job::{PathJob, PlannedOn};
+use crate::walker::{Heading, WalkPath, WalkState, Walker};
+
+/// A walker on its way.
+type MovingWalker = (
+    Entity,
+    &'static Walker,
+    &'static mut Transform,
+    Option<&'static ChildOf>,
+    &'static mut WalkPath,
+    &'static mut Heading,
+);
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
 /// carrying leftover distance around corners; ends the walk with [`Arrived`].
 pub(crate) fn move_walkers(
     mut commands: Commands,
     time: Res<Time>,
-    mut walkers: Query<(Entity, &Walker, &mut Transform, &mut WalkPath, &mut Heading)>,
+    mut walkers: Query<MovingWalker>,
+    parents: Parents,
 ) {
     let dt = time.delta_secs();
-    for (entity, walker, mut transform, mut path, mut heading) in &mut walkers {
-        let start = transform.translation.truncate();
+    for (entity, walker, mut transform, child_of, mut path, mut heading) in &mut walkers {
+        let parent = child_of.and_then(|c| parents.get(c.parent()).ok());
+        let start = world_position(&transform, parent).truncate();
         let mut pos = start;
         let speed = if walker.speed.is_finite() {
             walker.speed.max(0.0)
@@ -45,8 +59,7 @@ pub(crate) fn move_walkers(
             }
         }
         if pos != start {
-            transform.translation.x = pos.x;
-            transform.translation.y = pos.y;
+            set_world_xy(&mut transform, parent, pos);
         }
         if path.next >= path.waypoints.len() {
             if heading.0 != Vec2::ZERO {
@@ -70,18 +83,26 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
     if !finished {
         return;
     }
-    entity.remove::<WalkPath>();
-    // A request still being planned keeps the walker in `Planning`.
-    let state = if entity.contains::<PathJob>() {
-        WalkState::Planning
-    } else {
-        WalkState::Arrived
+    let Some(path) = entity.take::<WalkPath>() else {
+        return;
+    };
+    entity.remove::<PlannedOn>();
+    // A request still being planned keeps the walker in `Planning`; a re-plan of the
+    // walk that just ended has nothing left to do.
+    let state = match entity.get::<PathJob>() {
+        Some(job) if job.request != path.request => WalkState::Planning,
+        Some(_) => {
+            entity.remove::<PathJob>();
+            WalkState::Arrived
+        }
+        None => WalkState::Arrived,
     };
     entity.insert(state);
     emit(
         world,
         Outcome::Arrived(Arrived {
             entity: walker,
+            request: path.request,
             position,
         }),
     );

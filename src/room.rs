@@ -1,5 +1,6 @@
 //! Rooms: a walk mask placed in the world, and the areas enabled in it.
 
+use bevy::math::Affine2;
 use bevy::prelude::*;
 use walkmask::{AreaSet, Point};
 
@@ -192,22 +193,28 @@ impl FromIterator<u8> for WalkAreas {
 
 /// A walkable room: a [`WalkMask`] asset placed in the world.
 ///
-/// The mask is centred on the room entity's [`GlobalTransform`] translation (like a
-/// `Sprite` at the same `Transform`), with `scale` world units per mask pixel (2.0 =
-/// a half-resolution mask under a full-resolution background) and a further
-/// `offset`. Mask rows grow downwards, world `y` grows upwards:
+/// The mask lies in the room entity's local space, centred on its origin (like a
+/// `Sprite` on the same entity), `scale` local units per mask pixel (2.0 = a
+/// half-resolution mask under a full-resolution background), moved by `offset`; the
+/// room's whole [`GlobalTransform`] (translation, rotation about z, scale) then places
+/// it in the world, exactly as it places the room's sprite and its children. Mask rows
+/// grow downwards, `y` grows upwards:
 ///
 /// ```text
-/// mask pixel (px, py) -> world = room.xy + offset + ((px - w/2) * scale, (h/2 - py) * scale)
+/// mask pixel (px, py) -> room-local = offset + ((px - w/2) * scale, (h/2 - py) * scale)
+///                     -> world      = room GlobalTransform * room-local
 /// ```
 ///
-/// The room's rotation and scale are ignored by this mapping.
-///
 /// `areas` are the areas enabled in this room right now (open a gate with
-/// [`enable_area`](Self::enable_area)). Any change to a room (areas, mask, scale,
-/// offset) makes its walkers re-plan from where they stand to their current target,
-/// so a gate closing mid-walk stops them at the gate; mutate a room only when
-/// something really changes (each change restarts paths still being computed).
+/// [`enable_area`](Self::enable_area)). When what a walker may use changes (an area
+/// that occurs in the mask is enabled or disabled, the mask, scale or offset changes,
+/// or the room moves), its walkers re-plan from where they stand and report
+/// [`PathReplanned`](crate::PathReplanned); writes that change nothing (enabling an
+/// area that is already enabled, or one the mask does not contain) cost nothing.
+///
+/// With the `picking` feature, `WalkRoom` requires [`Pickable`](bevy::picking::Pickable),
+/// so a left click on the room's sprite (or a child's) walks the [`Player`](crate::Player)
+/// walkers in this room there.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -224,20 +231,24 @@ impl FromIterator<u8> for WalkAreas {
 /// ```
 #[derive(Component, Reflect, Clone, Debug)]
 #[reflect(Component, Clone, Debug)]
-#[require(Transform, Visibility)]
+#[cfg_attr(
+    feature = "picking",
+    require(Transform, Visibility, bevy::picking::Pickable)
+)]
+#[cfg_attr(not(feature = "picking"), require(Transform, Visibility))]
 pub struct WalkRoom {
     /// The walk mask.
     pub mask: Handle<WalkMask>,
-    /// World units per mask pixel. Must be positive and finite.
+    /// Room-local units per mask pixel. Must be positive and finite.
     pub scale: f32,
-    /// Added to the room's translation to place the mask's centre.
+    /// Where the mask's centre lies in the room's local space.
     pub offset: Vec2,
     /// Areas enabled in this room.
     pub areas: WalkAreas,
 }
 
 impl WalkRoom {
-    /// A room over `mask`, one world unit per pixel, every area enabled.
+    /// A room over `mask`, one unit per pixel, every area enabled.
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -254,7 +265,7 @@ impl WalkRoom {
         }
     }
 
-    /// Sets the world units per mask pixel.
+    /// Sets the room-local units per mask pixel.
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -267,7 +278,7 @@ impl WalkRoom {
         self
     }
 
-    /// Sets the offset of the mask's centre from the room's translation.
+    /// Sets where the mask's centre lies in the room's local space.
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -332,90 +343,93 @@ impl WalkRoom {
         self.areas.set(id, on);
     }
 
-    /// The mapping between this room's mask (of `size` pixels) and the world.
+    /// The mapping between this room's mask (of `size` pixels) and the world, for a
+    /// room placed at `room`.
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::WalkRoom;
+    /// use bevy_walkmask::walkmask::Point;
     /// let room = WalkRoom::new(Handle::default()).with_scale(2.0);
     /// let map = room.mapping(&GlobalTransform::IDENTITY, UVec2::new(100, 50));
-    /// assert_eq!(map.world_size(), Vec2::new(200.0, 100.0));
+    /// assert_eq!(map.mask_to_world(Point::new(0.0, 0.0)), Vec2::new(-100.0, 50.0));
     /// ```
     pub fn mapping(&self, room: &GlobalTransform, size: UVec2) -> MaskMapping {
+        let half = size.as_vec2() * 0.5;
+        // mask -> room-local: flip y, centre, scale, offset.
+        let local = Affine2::from_cols(
+            Vec2::new(self.scale, 0.0),
+            Vec2::new(0.0, -self.scale),
+            self.offset + Vec2::new(-half.x, half.y) * self.scale,
+        );
+        let room = room.affine();
+        let room_xy = Affine2::from_cols(
+            room.matrix3.x_axis.truncate(),
+            room.matrix3.y_axis.truncate(),
+            room.translation.truncate(),
+        );
         MaskMapping {
-            center: room.translation().truncate() + self.offset,
-            scale: self.scale,
+            mask_to_world: room_xy * local,
             size,
         }
     }
-
-    /// World position -> mask point (pixels, y down). The result may lie outside the
-    /// mask.
-    ///
-    /// ```
-    /// # use bevy::prelude::*;
-    /// # use bevy_walkmask::WalkRoom;
-    /// use bevy_walkmask::walkmask::Point;
-    /// let room = WalkRoom::new(Handle::default());
-    /// let p = room.world_to_mask(&GlobalTransform::IDENTITY, UVec2::new(64, 48), Vec2::new(0.0, 24.0));
-    /// assert_eq!(p, Point::new(32.0, 0.0)); // top centre
-    /// ```
-    pub fn world_to_mask(&self, room: &GlobalTransform, size: UVec2, world: Vec2) -> Point {
-        self.mapping(room, size).world_to_mask(world)
-    }
-
-    /// Mask point (pixels, y down) -> world position.
-    ///
-    /// ```
-    /// # use bevy::prelude::*;
-    /// # use bevy_walkmask::WalkRoom;
-    /// use bevy_walkmask::walkmask::Point;
-    /// let room = WalkRoom::new(Handle::default()).with_scale(2.0);
-    /// let room_at = GlobalTransform::from_xyz(10.0, 0.0, 0.0);
-    /// let w = room.mask_to_world(&room_at, UVec2::new(64, 48), Point::new(0.0, 48.0));
-    /// assert_eq!(w, Vec2::new(10.0 - 64.0, -48.0)); // bottom-left corner
-    /// ```
-    pub fn mask_to_world(&self, room: &GlobalTransform, size: UVec2, p: Point) -> Vec2 {
-        self.mapping(room, size).mask_to_world(p)
-    }
 }
 
-/// The placement of a mask in the world: its centre, world units per pixel and size.
-/// Plain data, so path tasks can convert their answers without touching the ECS.
+/// The placement of a mask in the world: an affine map from mask points (pixels, y
+/// down) to world points (x, y), and the mask's size. Plain data, so path tasks can
+/// convert their answers without touching the ECS. An affine map keeps straight
+/// lines straight, so a walk that is legal on the mask is legal in the world.
 ///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_walkmask::MaskMapping;
 /// use bevy_walkmask::walkmask::Point;
 ///
-/// let map = MaskMapping { center: Vec2::ZERO, scale: 1.0, size: UVec2::new(4, 2) };
+/// let map = MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(4, 2));
 /// let p = Point::new(3.5, 0.5);
 /// assert_eq!(map.mask_to_world(p), Vec2::new(1.5, 0.5));
 /// assert_eq!(map.world_to_mask(map.mask_to_world(p)), p);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 pub struct MaskMapping {
-    /// World position of the mask's centre.
-    pub center: Vec2,
-    /// World units per mask pixel.
-    pub scale: f32,
+    /// Mask point -> world point.
+    pub mask_to_world: Affine2,
     /// Mask size in pixels.
     pub size: UVec2,
 }
 
 impl MaskMapping {
-    /// World position -> mask point (pixels, y down).
+    /// An unrotated mask centred on `center`, `scale` world units per pixel.
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::MaskMapping;
-    /// let map = MaskMapping { center: Vec2::ZERO, scale: 2.0, size: UVec2::new(10, 10) };
+    /// use bevy_walkmask::walkmask::Point;
+    /// let map = MaskMapping::centered(Vec2::new(10.0, 0.0), 2.0, UVec2::new(10, 10));
+    /// assert_eq!(map.mask_to_world(Point::new(5.0, 5.0)), Vec2::new(10.0, 0.0));
+    /// ```
+    pub fn centered(center: Vec2, scale: f32, size: UVec2) -> Self {
+        WalkRoom {
+            mask: Handle::default(),
+            scale,
+            offset: Vec2::ZERO,
+            areas: WalkAreas::all(),
+        }
+        .mapping(&GlobalTransform::from_translation(center.extend(0.0)), size)
+    }
+
+    /// World position -> mask point (pixels, y down). The result may lie outside the
+    /// mask; it is NaN when the mapping is not invertible (see [`is_valid`](Self::is_valid)).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::MaskMapping;
+    /// let map = MaskMapping::centered(Vec2::ZERO, 2.0, UVec2::new(10, 10));
     /// assert_eq!(map.world_to_mask(Vec2::new(-10.0, 10.0)).x, 0.0);
     /// ```
     pub fn world_to_mask(&self, world: Vec2) -> Point {
-        let half = self.size.as_vec2() * 0.5;
-        let local = (world - self.center) / self.scale;
-        Point::new(local.x + half.x, half.y - local.y)
+        let p = self.mask_to_world.inverse().transform_point2(world);
+        Point::new(p.x, p.y)
     }
 
     /// Mask point (pixels, y down) -> world position.
@@ -424,41 +438,62 @@ impl MaskMapping {
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::MaskMapping;
     /// use bevy_walkmask::walkmask::Point;
-    /// let map = MaskMapping { center: Vec2::ZERO, scale: 2.0, size: UVec2::new(10, 10) };
-    /// assert_eq!(map.mask_to_world(Point::new(5.0, 5.0)), Vec2::ZERO);
+    /// let map = MaskMapping::centered(Vec2::ZERO, 2.0, UVec2::new(10, 10));
+    /// assert_eq!(map.mask_to_world(Point::new(0.0, 10.0)), Vec2::new(-10.0, -10.0));
     /// ```
     pub fn mask_to_world(&self, p: Point) -> Vec2 {
-        let half = self.size.as_vec2() * 0.5;
-        self.center + Vec2::new(p.x - half.x, half.y - p.y) * self.scale
+        self.mask_to_world.transform_point2(Vec2::new(p.x, p.y))
     }
 
-    /// The mask's size in world units.
+    /// World units per mask pixel along the mask's x and y axes.
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::MaskMapping;
-    /// let map = MaskMapping { center: Vec2::ZERO, scale: 0.5, size: UVec2::new(10, 4) };
-    /// assert_eq!(map.world_size(), Vec2::new(5.0, 2.0));
+    /// let map = MaskMapping::centered(Vec2::ZERO, 0.5, UVec2::new(10, 4));
+    /// assert_eq!(map.pixel_size(), Vec2::splat(0.5));
     /// ```
-    pub fn world_size(&self) -> Vec2 {
-        self.size.as_vec2() * self.scale
+    pub fn pixel_size(&self) -> Vec2 {
+        Vec2::new(
+            self.mask_to_world.matrix2.x_axis.length(),
+            self.mask_to_world.matrix2.y_axis.length(),
+        )
     }
 
-    /// Whether the mapping can be used: positive finite scale, finite centre, non-empty
-    /// mask.
+    /// Whether the mapping can be used: finite, invertible (no zero scale, no room
+    /// turned edge-on to the camera), and a non-empty mask.
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::MaskMapping;
-    /// let map = MaskMapping { center: Vec2::ZERO, scale: 0.0, size: UVec2::new(10, 4) };
-    /// assert!(!map.is_valid());
+    /// assert!(!MaskMapping::centered(Vec2::ZERO, 0.0, UVec2::new(10, 4)).is_valid());
+    /// assert!(MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(10, 4)).is_valid());
     /// ```
     pub fn is_valid(&self) -> bool {
-        self.scale.is_finite()
-            && self.scale > 0.0
-            && self.center.is_finite()
+        let det = self.mask_to_world.matrix2.determinant();
+        self.mask_to_world.is_finite()
+            && det.is_finite()
+            && det.abs() > f32::MIN_POSITIVE
+            && self.mask_to_world.inverse().is_finite()
             && self.size.x > 0
             && self.size.y > 0
+    }
+
+    /// Whether the world point lies over the mask.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::MaskMapping;
+    /// let map = MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(10, 4));
+    /// assert!(map.covers(Vec2::new(4.0, 1.0)) && !map.covers(Vec2::new(6.0, 0.0)));
+    /// ```
+    pub fn covers(&self, world: Vec2) -> bool {
+        let p = self.world_to_mask(world);
+        p.is_finite()
+            && p.x >= 0.0
+            && p.y >= 0.0
+            && p.x < self.size.x as f32
+            && p.y < self.size.y as f32
     }
 
     /// `p` moved inside `[0, width) x [0, height)`, and whether it had to move.
@@ -468,7 +503,7 @@ impl MaskMapping {
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::MaskMapping;
     /// use bevy_walkmask::walkmask::Point;
-    /// let map = MaskMapping { center: Vec2::ZERO, scale: 1.0, size: UVec2::new(10, 4) };
+    /// let map = MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(10, 4));
     /// let (p, moved) = map.clamp_to_mask(Point::new(-3.0, 2.0)).unwrap();
     /// assert!(moved && p.x == 0.0 && p.y == 2.0);
     /// assert!(map.clamp_to_mask(Point::new(f32::NAN, 0.0)).is_none());
@@ -482,4 +517,53 @@ impl MaskMapping {
         let q = Point::new(p.x.clamp(0.0, max_x), p.y.clamp(0.0, max_y));
         Some((q, q != p))
     }
+}
+
+/// Which room a walker is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RoomLookup {
+    /// This room.
+    Found(Entity),
+    /// The walker names an entity that is not a room.
+    NotARoom(Entity),
+    /// The walker names no room and stands over no room's mask (or the masks it might
+    /// stand over are not loaded yet).
+    NoRoom,
+}
+
+/// The room of a walker standing at `position` (world): the room it names, else the
+/// only room, else the room whose mask lies under it (the one drawn on top, by world
+/// z, when masks overlap).
+pub(crate) fn room_of<'a>(
+    named: Option<Entity>,
+    position: Vec2,
+    rooms: impl IntoIterator<Item = (Entity, &'a WalkRoom, &'a GlobalTransform)>,
+    masks: &Assets<WalkMask>,
+) -> RoomLookup {
+    let mut rooms = rooms.into_iter();
+    if let Some(named) = named {
+        return if rooms.any(|(entity, ..)| entity == named) {
+            RoomLookup::Found(named)
+        } else {
+            RoomLookup::NotARoom(named)
+        };
+    }
+    let all: Vec<_> = rooms.collect();
+    if let [(only, ..)] = all[..] {
+        return RoomLookup::Found(only);
+    }
+    all.iter()
+        .filter(|(_, room, transform)| {
+            masks.get(&room.mask).is_some_and(|mask| {
+                let mapping = room.mapping(transform, mask.size());
+                mapping.is_valid() && mapping.covers(position)
+            })
+        })
+        .max_by(|a, b| {
+            let (za, zb) = (a.2.translation().z, b.2.translation().z);
+            za.total_cmp(&zb).then(b.0.cmp(&a.0))
+        })
+        .map_or(RoomLookup::NoRoom, |(entity, ..)| {
+            RoomLookup::Found(*entity)
+        })
 }

@@ -1,14 +1,15 @@
-//! Walkers, walk requests and their outcomes.
+//! Walkers: the components a walking character carries.
 
 use bevy::prelude::*;
 
+use crate::request::RequestId;
 use crate::room::WalkAreas;
 
 /// An entity that walks on a [`WalkRoom`](crate::WalkRoom)'s mask at a constant speed.
 ///
-/// Its position is its `Transform` translation (x, y; z is kept), in world units.
-/// Walkers are expected to be top-level entities (or children of parents with an
-/// identity transform), so that the translation is the world position.
+/// Its position is where its feet are: the x and y of its world position (its
+/// `Transform` for a top-level entity; a walker may also be a child, of its room or of
+/// anything else, and then walks in world space all the same; z is kept).
 ///
 /// Required components: [`WalkState`], [`Heading`] (and `Transform`).
 ///
@@ -30,8 +31,9 @@ use crate::room::WalkAreas;
 pub struct Walker {
     /// World units per second.
     pub speed: f32,
-    /// The [`WalkRoom`](crate::WalkRoom) entity this walker is in; `None` = the single
-    /// `WalkRoom` in the world.
+    /// The [`WalkRoom`](crate::WalkRoom) entity this walker is in. `None`: the only
+    /// room, or with several rooms the one whose mask lies under the walker (the
+    /// topmost by world z where masks overlap).
     pub room: Option<Entity>,
     /// A further limit on the areas this walker may use (intersected with the room's
     /// enabled areas); `None` = no limit.
@@ -39,14 +41,14 @@ pub struct Walker {
 }
 
 impl Default for Walker {
-    /// 200 world units per second, the single room, no area limit.
+    /// 200 world units per second, the room under it, no area limit.
     fn default() -> Self {
         Self::new(200.0)
     }
 }
 
 impl Walker {
-    /// A walker moving `speed` world units per second, in the single room, with no
+    /// A walker moving `speed` world units per second, in the room under it, with no
     /// area limit.
     ///
     /// ```
@@ -87,8 +89,8 @@ impl Walker {
     }
 }
 
-/// Marker: left clicks on the room send a [`WalkRequest`] for this walker (when
-/// [`WalkmaskSettings::click_to_walk`](crate::WalkmaskSettings::click_to_walk) is on).
+/// Marker: left clicks on a room send a [`WalkRequest`](crate::WalkRequest) for the
+/// `Player` walkers in that room (see [`ClickToWalk`](crate::ClickToWalk)).
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -127,7 +129,8 @@ pub enum WalkState {
     Walking,
     /// The last walk ended at its destination (or the reachable point nearest to it).
     Arrived,
-    /// The last request could not be answered with a path.
+    /// The last request could not be answered with a path, or the walk was blocked
+    /// (a re-plan found no way on).
     Unreachable,
 }
 
@@ -152,7 +155,8 @@ pub enum WalkState {
 pub struct Heading(pub Vec2);
 
 /// The path a walker is following, in world coordinates. Present while walking;
-/// removed when the walk ends or stops.
+/// removed when the walk ends or stops. The plugin writes it; read it to draw or
+/// inspect the walk.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -175,6 +179,8 @@ pub struct WalkPath {
     /// The destination that was asked for (the last waypoint differs when it was
     /// snapped to the nearest reachable point).
     pub target: Vec2,
+    /// The request this walk answers.
+    pub request: RequestId,
 }
 
 impl WalkPath {
@@ -183,7 +189,8 @@ impl WalkPath {
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::WalkPath;
-    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0)], next: 1, target: Vec2::new(10.0, 5.0) };
+    /// # use bevy_walkmask::RequestId;
+    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0)], next: 1, target: Vec2::new(10.0, 5.0), request: RequestId::new() };
     /// assert_eq!(path.remaining_length(Vec2::new(4.0, 0.0)), 11.0);
     /// ```
     pub fn remaining_length(&self, position: Vec2) -> f32 {
@@ -202,185 +209,28 @@ impl WalkPath {
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::WalkPath;
-    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::X], next: 0, target: Vec2::X };
+    /// # use bevy_walkmask::RequestId;
+    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::X], next: 0, target: Vec2::X, request: RequestId::new() };
     /// assert_eq!(path.end(), Some(Vec2::X));
     /// ```
     pub fn end(&self) -> Option<Vec2> {
         self.waypoints.last().copied()
     }
-}
 
-/// Asks `walker` to walk to `target` (world coordinates). Write it with a
-/// `MessageWriter`, or use [`WalkCommandsExt::walk_to`].
-///
-/// A new request supersedes the walker's previous one: a path still being computed
-/// is cancelled ([`PathCancelled`]); a walker already walking keeps walking until the
-/// new path is ready, then continues from where it is. Every request ends in exactly
-/// one of [`PathReady`], [`PathUnreachable`] or [`PathCancelled`] (none when the
-/// walker is despawned first).
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::{WalkRequest, Walker};
-///
-/// fn everyone_to_the_door(walkers: Query<Entity, With<Walker>>, mut requests: MessageWriter<WalkRequest>) {
-///     for walker in &walkers {
-///         requests.write(WalkRequest { walker, target: Vec2::new(300.0, -120.0) });
-///     }
-/// }
-/// # bevy::ecs::system::assert_is_system(everyone_to_the_door);
-/// ```
-#[derive(Message, Clone, Copy, Debug, PartialEq)]
-pub struct WalkRequest {
-    /// The walker.
-    pub walker: Entity,
-    /// Where to go, world coordinates.
-    pub target: Vec2,
-}
-
-/// A path was found for a request. The walker starts following it.
-///
-/// Triggered on the walker (observe it with `On<PathReady>`) and written as a message.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::PathReady;
-///
-/// fn setup(mut commands: Commands) {
-///     commands.add_observer(|ready: On<PathReady>| {
-///         info!("{} walks {} corners (snapped: {})", ready.entity, ready.waypoints.len(), ready.snapped);
-///     });
-/// }
-/// # bevy::ecs::system::assert_is_system(setup);
-/// ```
-#[derive(EntityEvent, Message, Clone, Debug, PartialEq)]
-pub struct PathReady {
-    /// The walker.
-    pub entity: Entity,
-    /// The requested destination.
-    pub target: Vec2,
-    /// The walk in world coordinates, from the walker's position to the end.
-    pub waypoints: Vec<Vec2>,
-    /// Whether the end differs from `target`: the destination was blocked, outside the
-    /// mask or not reachable, and the walk ends at the reachable point nearest to it.
-    pub snapped: bool,
-}
-
-/// No path for a request: the target is not a finite point, the walker's room or mask
-/// is missing or failed to load, nothing is walkable near the walker, or (with
-/// snapping off) the destination cannot be reached.
-///
-/// Triggered on the walker and written as a message.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::PathUnreachable;
-///
-/// fn shrug(mut unreachable: MessageReader<PathUnreachable>) {
-///     for ev in unreachable.read() {
-///         info!("{} can't get to {}", ev.entity, ev.target);
-///     }
-/// }
-/// # bevy::ecs::system::assert_is_system(shrug);
-/// ```
-#[derive(EntityEvent, Message, Clone, Debug, PartialEq)]
-pub struct PathUnreachable {
-    /// The walker.
-    pub entity: Entity,
-    /// The requested destination.
-    pub target: Vec2,
-}
-
-/// A request was cancelled before its path was ready: a newer request superseded it,
-/// or the walker was stopped.
-///
-/// Triggered on the walker and written as a message.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::PathCancelled;
-///
-/// fn setup(mut commands: Commands) {
-///     commands.add_observer(|ev: On<PathCancelled>| debug!("request to {} dropped", ev.target));
-/// }
-/// # bevy::ecs::system::assert_is_system(setup);
-/// ```
-#[derive(EntityEvent, Message, Clone, Debug, PartialEq)]
-pub struct PathCancelled {
-    /// The walker.
-    pub entity: Entity,
-    /// The requested destination.
-    pub target: Vec2,
-}
-
-/// A walk ended: the walker reached the end of its path (not sent when the walk is
-/// stopped or superseded).
-///
-/// Triggered on the walker and written as a message.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::{Arrived, Walker};
-///
-/// fn spawn(mut commands: Commands) {
-///     commands
-///         .spawn(Walker::new(100.0))
-///         .observe(|ev: On<Arrived>| info!("arrived at {}", ev.position));
-/// }
-/// # bevy::ecs::system::assert_is_system(spawn);
-/// ```
-#[derive(EntityEvent, Message, Clone, Debug, PartialEq)]
-pub struct Arrived {
-    /// The walker.
-    pub entity: Entity,
-    /// Where it stands, world coordinates.
-    pub position: Vec2,
-}
-
-/// Walk commands on an entity.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_walkmask::{WalkCommandsExt, Walker};
-///
-/// fn script(mut commands: Commands, walkers: Query<Entity, With<Walker>>) {
-///     for walker in &walkers {
-///         commands.entity(walker).walk_to(Vec2::new(120.0, -40.0));
-///     }
-/// }
-/// fn freeze(mut commands: Commands, walkers: Query<Entity, With<Walker>>) {
-///     for walker in &walkers {
-///         commands.entity(walker).stop_walking();
-///     }
-/// }
-/// # bevy::ecs::system::assert_is_system(script);
-/// # bevy::ecs::system::assert_is_system(freeze);
-/// ```
-pub trait WalkCommandsExt {
-    /// Requests a walk to `target` (world coordinates). It behaves like a
-    /// [`WalkRequest`] but takes effect when the command is applied, in order with the
-    /// entity's other commands (so `walk_to` then `stop_walking` leaves the walker
-    /// standing); no `WalkRequest` message is written.
-    fn walk_to(&mut self, target: Vec2) -> &mut Self;
-
-    /// Stops the walker where it stands: the path is dropped, a request in flight gets
-    /// [`PathCancelled`], the state becomes [`WalkState::Idle`] and no [`Arrived`] is
-    /// sent.
-    fn stop_walking(&mut self) -> &mut Self;
-}
-
-impl WalkCommandsExt for EntityCommands<'_> {
-    fn walk_to(&mut self, target: Vec2) -> &mut Self {
-        let walker = self.id();
-        self.commands()
-            .queue(move |world: &mut World| crate::plan::accept_request(world, walker, target));
-        self
-    }
-
-    fn stop_walking(&mut self) -> &mut Self {
-        let walker = self.id();
-        self.commands()
-            .queue(move |world: &mut World| crate::plan::stop_walker(world, walker));
-        self
+    /// The point `distance` further along the walk from `position` (the walker's
+    /// position on it), with the index of the waypoint after it; the end of the walk
+    /// when less than `distance` is left.
+    pub(crate) fn point_ahead(&self, position: Vec2, distance: f32) -> (Vec2, usize) {
+        let mut at = position;
+        let mut left = distance.max(0.0);
+        for (i, &p) in self.waypoints.iter().enumerate().skip(self.next) {
+            let d = at.distance(p);
+            if d >= left && d > 0.0 {
+                return (at + (p - at) * (left / d), i);
+            }
+            left -= d;
+            at = p;
+        }
+        (at, self.waypoints.len())
     }
 }

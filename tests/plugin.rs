@@ -19,7 +19,6 @@
 mod common;
 
 use std::sync::Once;
-use std::time::Duration;
 
 use bevy::asset::LoadState;
 use bevy::camera::{CameraProjection, RenderTargetInfo};
@@ -30,9 +29,9 @@ use bevy::window::PrimaryWindow;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{NavGridCache, walkmask};
 use common::{
-    MASK_SIZE, asset_file, create_generated_dir, headless_app, load_mask_within, path_stays_on,
-    pixel_of, position, px, request, room_pixel, run, run_until, spawn_walker, wait_loaded_within,
-    write_grey_png, write_indexed_meta,
+    Kind, LOAD_UPDATES, Log, MASK_SIZE, add_log, asset_file, create_generated_dir, deterministic,
+    headless_app, load_mask, path_stays_on, pixel_of, position, px, request, room_pixel, run,
+    run_until, spawn_walker, wait_for, wait_loaded, write_grey_png, write_indexed_meta,
 };
 
 // ---------------------------------------------------------------- test masks
@@ -66,158 +65,18 @@ fn write_masks() {
     });
 }
 
-// ---------------------------------------------------------------- app and log
-
-#[derive(Clone, Debug, PartialEq)]
-enum Kind {
-    Ready { waypoints: Vec<Vec2>, snapped: bool },
-    Unreachable,
-    Cancelled,
-    Arrived(Vec2),
-}
-
-#[derive(Clone, Debug)]
-struct Entry {
-    entity: Entity,
-    /// The request's target (the position for `Arrived`).
-    target: Vec2,
-    kind: Kind,
-}
-
-impl From<&PathReady> for Entry {
-    fn from(ev: &PathReady) -> Self {
-        Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Ready {
-                waypoints: ev.waypoints.clone(),
-                snapped: ev.snapped,
-            },
-        }
-    }
-}
-
-impl From<&PathUnreachable> for Entry {
-    fn from(ev: &PathUnreachable) -> Self {
-        Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Unreachable,
-        }
-    }
-}
-
-impl From<&PathCancelled> for Entry {
-    fn from(ev: &PathCancelled) -> Self {
-        Entry {
-            entity: ev.entity,
-            target: ev.target,
-            kind: Kind::Cancelled,
-        }
-    }
-}
-
-impl From<&Arrived> for Entry {
-    fn from(ev: &Arrived) -> Self {
-        Entry {
-            entity: ev.entity,
-            target: ev.position,
-            kind: Kind::Arrived(ev.position),
-        }
-    }
-}
-
-/// Outcomes seen by global observers and by message readers.
-#[derive(Resource, Default)]
-struct Log {
-    observed: Vec<Entry>,
-    messages: Vec<Entry>,
-}
-
-impl Log {
-    fn count(entries: &[Entry], entity: Entity, pred: impl Fn(&Entry) -> bool) -> usize {
-        entries
-            .iter()
-            .filter(|e| e.entity == entity && pred(e))
-            .count()
-    }
-
-    /// Checks observers and messages saw the same outcomes, and returns the observed
-    /// entries.
-    fn both(&self) -> &[Entry] {
-        let sorted = |entries: &[Entry]| {
-            let mut v: Vec<String> = entries.iter().map(|e| format!("{e:?}")).collect();
-            v.sort();
-            v
-        };
-        assert_eq!(
-            sorted(&self.observed),
-            sorted(&self.messages),
-            "observers and messages disagree"
-        );
-        &self.observed
-    }
-
-    fn ready(&self, entity: Entity) -> Vec<(Vec2, Vec<Vec2>, bool)> {
-        self.observed
-            .iter()
-            .filter(|e| e.entity == entity)
-            .filter_map(|e| match &e.kind {
-                Kind::Ready { waypoints, snapped } => Some((e.target, waypoints.clone(), *snapped)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn has(&self, entity: Entity, pred: impl Fn(&Kind) -> bool) -> bool {
-        self.observed
-            .iter()
-            .any(|e| e.entity == entity && pred(&e.kind))
-    }
-}
-
-fn log_messages(
-    mut log: ResMut<Log>,
-    mut ready: MessageReader<PathReady>,
-    mut unreachable: MessageReader<PathUnreachable>,
-    mut cancelled: MessageReader<PathCancelled>,
-    mut arrived: MessageReader<Arrived>,
-) {
-    let messages = &mut log.messages;
-    messages.extend(ready.read().map(Entry::from));
-    messages.extend(unreachable.read().map(Entry::from));
-    messages.extend(cancelled.read().map(Entry::from));
-    messages.extend(arrived.read().map(Entry::from));
-}
+// ---------------------------------------------------------------- app
 
 fn app_with(plugin: WalkmaskPlugin) -> App {
     write_masks();
     let mut app = headless_app(plugin);
-    app.add_plugins(WalkmaskDebugPlugin) // no gizmos, no images here: must be harmless
-        .init_resource::<Log>()
-        .add_systems(Last, log_messages)
-        .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
-            log.observed.push(Entry::from(&*ev))
-        })
-        .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
-            log.observed.push(Entry::from(&*ev))
-        })
-        .add_observer(|ev: On<PathCancelled>, mut log: ResMut<Log>| {
-            log.observed.push(Entry::from(&*ev))
-        })
-        .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| log.observed.push(Entry::from(&*ev)));
+    app.add_plugins(WalkmaskDebugPlugin); // no gizmos, no images here: must be harmless
+    add_log(&mut app);
     app
 }
 
 fn test_app() -> App {
-    app_with(WalkmaskPlugin::default())
-}
-
-/// Updates a test waits at most for a mask to load.
-const LOAD_UPDATES: usize = 500;
-
-fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
-    load_mask_within(app, path, LOAD_UPDATES)
+    app_with(deterministic())
 }
 
 fn spawn_room(app: &mut App, room: WalkRoom) -> Entity {
@@ -274,9 +133,9 @@ fn mask_asset_loads_with_default_meta_and_builder_settings() {
         .world()
         .resource::<AssetServer>()
         .load_builder()
-        .with_settings(|s: &mut WalkMaskSettings| s.rule = walkmask::DecodeRule::Indexed)
+        .with_settings(|s: &mut WalkMaskLoaderSettings| s.rule = walkmask::DecodeRule::Indexed)
         .load("generated/gate_plain.walk.png");
-    wait_loaded_within(&mut app, &gate_builder, LOAD_UPDATES);
+    wait_loaded(&mut app, &gate_builder);
 
     let masks = app.world().resource::<Assets<WalkMask>>();
     let room = masks.get(&room).unwrap();
@@ -303,8 +162,13 @@ fn mask_asset_loads_with_default_meta_and_builder_settings() {
 }
 
 #[test]
-fn left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
-    let (mut app, _) = room_app("generated/room.walk.png");
+fn without_picking_a_left_click_walks_the_player_around_the_wall_to_the_clicked_point() {
+    let mut app = app_with(WalkmaskPlugin {
+        click_input: ClickInput::Cursor,
+        ..deterministic()
+    });
+    let mask = load_mask(&mut app, "generated/room.walk.png");
+    spawn_room(&mut app, WalkRoom::new(mask));
     let start = px(12, 14);
     let player = app
         .world_mut()
@@ -523,10 +387,12 @@ fn closing_the_gate_mid_walk_replans_and_stops_at_the_gate() {
         .unwrap()
         .disable_area(2);
     run_until(&mut app, 600, arrived(walker));
-    let ready = app.world().resource::<Log>().ready(walker);
-    assert_eq!(ready.len(), 2, "the room change re-plans the walk");
+    let log = app.world().resource::<Log>();
+    assert_eq!(log.ready(walker).len(), 1, "one request, one answer");
+    let replanned = log.replanned(walker);
+    assert_eq!(replanned.len(), 1, "the room change re-plans the walk");
     assert!(
-        ready[1].2,
+        replanned[0].2,
         "the new path is snapped short of the closed gate"
     );
     let (x, _) = pixel_of(position(&app, walker));
@@ -616,7 +482,7 @@ fn a_new_request_cancels_the_one_in_flight_and_each_gets_one_outcome() {
     let entries = log.both();
     let outcomes_for = |target: Vec2| {
         Log::count(entries, walker, |e| {
-            e.target == target && !matches!(e.kind, Kind::Arrived(_))
+            e.target == target && e.kind.is_answer()
         })
     };
     assert_eq!(outcomes_for(first), 1, "{entries:#?}");
@@ -662,7 +528,6 @@ fn a_new_path_while_walking_continues_smoothly() {
         if arrived(walker)(app.world_mut()) {
             break;
         }
-        std::thread::sleep(Duration::from_millis(1));
     }
     assert!(position(&app, walker).distance(px(5, 5)) < 1e-3);
     let ready = app.world().resource::<Log>().ready(walker);
@@ -752,7 +617,7 @@ fn a_corrupt_mask_fails_to_load_and_requests_are_unreachable() {
         .world()
         .resource::<AssetServer>()
         .load("generated/corrupt.walk.png");
-    run_until(&mut app, 500, |w| {
+    wait_for(&mut app, LOAD_UPDATES, |w| {
         matches!(
             w.resource::<AssetServer>().load_state(&handle),
             LoadState::Failed(_)
@@ -785,7 +650,7 @@ fn requests_wait_for_the_mask_and_fail_without_a_room() {
     let room = spawn_room(&mut app, WalkRoom::new(handle));
     let walker = spawn_walker(&mut app, Walker::new(400.0).with_room(room), px(10, 10));
     request(&mut app, walker, px(12, 30));
-    run_until(&mut app, 300, arrived(walker));
+    wait_for(&mut app, LOAD_UPDATES, arrived(walker));
     // A walker pointing at an entity that is not a room.
     let nowhere = spawn_walker(&mut app, Walker::new(200.0).with_room(lost), Vec2::ZERO);
     request(&mut app, nowhere, Vec2::ZERO);
@@ -805,15 +670,16 @@ fn reloading_the_mask_file_mid_walk_replans() {
     request(&mut app, walker, target);
     run_until(&mut app, 100, walking(walker));
     assert_eq!(app.world().resource::<Log>().ready(walker)[0].1.len(), 2);
+    run(&mut app, 2);
 
     // A wall appears across the way, with a gap at the bottom.
     let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y < 44)) * 255;
     write_grey_png(path, MASK_SIZE, wall);
     app.world().resource::<AssetServer>().reload(path);
-    run_until(&mut app, 300, |w| {
-        w.resource::<Log>().ready(walker).len() == 2
+    wait_for(&mut app, LOAD_UPDATES, |w| {
+        w.resource::<Log>().replanned(walker).len() == 1
     });
-    let (replanned_to, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
+    let (replanned_to, waypoints, _) = app.world().resource::<Log>().replanned(walker)[0].clone();
     assert_eq!(replanned_to, target);
     assert!(
         waypoints.len() > 2,
@@ -836,15 +702,14 @@ fn replacing_the_mask_in_assets_replans_and_refreshes_the_grid_cache() {
     run_until(&mut app, 100, walking(walker));
     let wall = |x: u32, y: u32| u8::from(!((40..=42).contains(&x) && y > 4));
     let new = walkmask::WalkMask::from_fn(64, 48, wall).unwrap();
-    app.world_mut()
+    *app.world_mut()
         .resource_mut::<Assets<WalkMask>>()
         .get_mut(&mask)
-        .unwrap()
-        .mask = new;
+        .unwrap() = WalkMask::new(new);
     run_until(&mut app, 300, |w| {
-        w.resource::<Log>().ready(walker).len() == 2
+        w.resource::<Log>().replanned(walker).len() == 1
     });
-    let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[1].clone();
+    let (_, waypoints, _) = app.world().resource::<Log>().replanned(walker)[0].clone();
     assert!(path_stays_on(&waypoints, |x, y| wall(x, y) == 1));
     run_until(&mut app, 600, arrived(walker));
     let stats = app.world().resource::<NavGridCache>().stats();

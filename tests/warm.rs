@@ -24,9 +24,9 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{FieldCacheStats, NavGridCache, WarmFieldCache};
 use common::{
-    MASK_SIZE, create_generated_dir, headless_app, load_mask_within, path_stays_on, pixel_of,
-    position, px, request, room_pixel, run, run_until, spawn_walker, write_grey_png,
-    write_indexed_meta,
+    LOAD_UPDATES, MASK_SIZE, create_generated_dir, deterministic, headless_app, load_mask,
+    path_stays_on, pixel_of, position, px, request, room_pixel, run, run_until, spawn_walker,
+    wait_for, write_grey_png, write_indexed_meta,
 };
 
 // ---------------------------------------------------------------- test masks
@@ -88,10 +88,6 @@ fn app_with(plugin: WalkmaskPlugin) -> App {
     app
 }
 
-fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
-    load_mask_within(app, path, 1000)
-}
-
 fn stats(world: &World) -> FieldCacheStats {
     world.resource::<WarmFieldCache>().stats()
 }
@@ -127,7 +123,7 @@ fn walks(
     for (i, &target) in targets.iter().enumerate() {
         if plugin.warm_fields {
             let fills = i as u64 + 1;
-            run_until(&mut app, 300, |w| stats(w).fills == fills);
+            wait_for(&mut app, LOAD_UPDATES, |w| stats(w).fills == fills);
         } else {
             run(&mut app, 5);
         }
@@ -150,7 +146,7 @@ fn walks(
 fn warm_plugin() -> WalkmaskPlugin {
     WalkmaskPlugin {
         warm_fields: true,
-        ..WalkmaskPlugin::default()
+        ..deterministic()
     }
 }
 
@@ -169,7 +165,7 @@ fn a_walker_standing_still_is_warmed_and_its_next_walk_is_traced_from_the_field(
     assert_eq!(warm_stats.bytes, 3 * FIELD_BYTES);
     let cold_plugin = WalkmaskPlugin {
         warm_fields: false,
-        ..default()
+        ..deterministic()
     };
     let (cold, cold_stats) = walks(cold_plugin, px(10, 10), &targets);
     assert_eq!(
@@ -209,7 +205,7 @@ fn a_field_is_filled_once_per_standing_place() {
     // Two walkers on the same pixel share one field.
     spawn_walker(&mut app, Walker::new(100.0), px(10, 10));
     spawn_walker(&mut app, Walker::new(100.0), px(10, 10) + Vec2::splat(0.2));
-    run_until(&mut app, 300, |w| stats(w).entries == 1);
+    wait_for(&mut app, LOAD_UPDATES, |w| stats(w).entries == 1);
     run(&mut app, 30);
     let s = stats(app.world());
     assert_eq!((s.fills, s.entries), (1, 1), "{s:?}");
@@ -224,7 +220,7 @@ fn after_toggling_an_area_the_stale_field_is_not_used() {
     let mask = load_mask(&mut app, "generated/warm_gate.walk.png");
     let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(10, 10));
-    run_until(&mut app, 300, |w| stats(w).fills == 1);
+    wait_for(&mut app, LOAD_UPDATES, |w| stats(w).fills == 1);
     // Close the gate and ask at once, before a new field could be filled.
     app.world_mut()
         .get_mut::<WalkRoom>(room)
@@ -247,7 +243,7 @@ fn after_toggling_an_area_the_stale_field_is_not_used() {
         .get_mut::<WalkRoom>(room)
         .unwrap()
         .enable_area(2);
-    run_until(&mut app, 300, |w| stats(w).fills == 2);
+    wait_for(&mut app, LOAD_UPDATES, |w| stats(w).fills == 2);
     request(&mut app, walker, px(60, 10));
     arrived(&mut app, walker, 2);
     let (open, snapped) = app.world().resource::<Log>().ready(walker)[1].clone();
@@ -269,7 +265,7 @@ fn the_field_budget_is_respected() {
         .into_iter()
         .map(|at| spawn_walker(&mut app, Walker::new(400.0), at))
         .collect();
-    run_until(&mut app, 300, |w| stats(w).fills == 4);
+    wait_for(&mut app, LOAD_UPDATES, |w| stats(w).fills == 4);
     run(&mut app, 20);
     let s = stats(app.world());
     assert_eq!(s.fills, 4, "evicted fields are not filled again: {s:?}");
@@ -297,7 +293,7 @@ fn the_field_budget_is_respected() {
     let mask = load_mask(&mut app, "generated/warm_room.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));
     let walker = spawn_walker(&mut app, Walker::new(400.0), px(5, 5));
-    run_until(&mut app, 300, |w| stats(w).fills == 1);
+    wait_for(&mut app, LOAD_UPDATES, |w| stats(w).fills == 1);
     assert_eq!(
         (stats(app.world()).entries, stats(app.world()).bytes),
         (0, 0)
@@ -341,7 +337,7 @@ fn despawning_a_walker_with_a_warm_up_in_flight_is_quiet() {
 fn warm_fields_can_be_turned_off() {
     let mut app = app_with(WalkmaskPlugin {
         warm_fields: false,
-        ..default()
+        ..deterministic()
     });
     let mask = load_mask(&mut app, "generated/warm_room.walk.png");
     app.world_mut().spawn(WalkRoom::new(mask));

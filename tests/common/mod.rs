@@ -1,8 +1,13 @@
-//! Helpers shared by the headless integration tests (`tests/plugin.rs`,
-//! `tests/warm.rs`): mask files under `tests/assets/generated/`, the headless app
-//! (MinimalPlugins + AssetPlugin rooted at `tests/assets` + InputPlugin +
-//! TransformPlugin + the walkmask plugin, fixed 16 ms frames), bounded update loops,
-//! and the pixel <-> world mapping of the 64 x 48 test masks.
+//! Helpers shared by the headless integration tests: mask files under
+//! `tests/assets/generated/`, the headless app (MinimalPlugins + AssetPlugin rooted at
+//! `tests/assets`, no file watching + InputPlugin + TransformPlugin + the walkmask
+//! plugin, fixed 16 ms frames), bounded update loops, an outcome log keyed by request
+//! id, and the pixel <-> world mapping of the 64 x 48 test masks.
+//!
+//! Plugin behaviour is stepped frame by frame: the test plugin answers every request
+//! in the frame it is planned ([`deterministic`]), so a given number of updates always
+//! gives the same result. Only asset loading (file reads on Bevy's IO pool) is waited
+//! for, by updating until the asset is there.
 //!
 //! Each test binary writes its own mask files (distinct names), keeps its own outcome
 //! log, and uses only some of these helpers.
@@ -11,6 +16,8 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use bevy_walkmask::AnswerTiming;
 
 use bevy::asset::LoadState;
 use bevy::input::InputPlugin;
@@ -101,6 +108,8 @@ pub fn headless_app(plugin: WalkmaskPlugin) -> App {
         MinimalPlugins,
         AssetPlugin {
             file_path: ASSET_ROOT.into(),
+            // The tests write mask files while other tests run: reload only on request.
+            watch_for_changes_override: Some(false),
             ..default()
         },
         InputPlugin,
@@ -113,6 +122,17 @@ pub fn headless_app(plugin: WalkmaskPlugin) -> App {
     app
 }
 
+/// The plugin as the tests use it unless they say otherwise: answers applied in the
+/// frame they are planned (frame-exact), warm fields off (a warm field may answer a
+/// request instead of a search, depending on timing), clicks from the cursor.
+pub fn deterministic() -> WalkmaskPlugin {
+    WalkmaskPlugin {
+        answer_timing: AnswerTiming::AfterFrames(0),
+        warm_fields: false,
+        ..default()
+    }
+}
+
 /// Updates until `pred` holds; panics after `max` updates.
 pub fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> bool) -> usize {
     for i in 0..max {
@@ -120,7 +140,6 @@ pub fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> 
         if pred(app.world_mut()) {
             return i + 1;
         }
-        std::thread::sleep(Duration::from_millis(1));
     }
     panic!("condition not reached after {max} updates");
 }
@@ -129,26 +148,48 @@ pub fn run_until(app: &mut App, max: usize, mut pred: impl FnMut(&mut World) -> 
 pub fn run(app: &mut App, n: usize) {
     for _ in 0..n {
         app.update();
-        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
-/// Loads the mask at `path`, waiting at most `max` updates for it.
-pub fn load_mask_within(app: &mut App, path: &str, max: usize) -> Handle<WalkMask> {
+/// Updates until `ready` holds, for work on Bevy's other threads (file reads, warm-ups):
+/// at most `max` updates, yielding the thread between them.
+pub fn wait_for(app: &mut App, max: usize, mut ready: impl FnMut(&mut World) -> bool) {
+    for _ in 0..max {
+        app.update();
+        if ready(app.world_mut()) {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("not ready after {max} updates");
+}
+
+/// Updates at most allowed while waiting for a file to load.
+pub const LOAD_UPDATES: usize = 200_000;
+
+/// Loads the mask at `path`, waiting for it.
+pub fn load_mask(app: &mut App, path: &str) -> Handle<WalkMask> {
     let handle: Handle<WalkMask> = app.world().resource::<AssetServer>().load(path.to_owned());
-    wait_loaded_within(app, &handle, max);
+    wait_loaded(app, &handle);
     handle
 }
 
-/// Updates until the mask `handle` is loaded; panics if loading fails or takes more
-/// than `max` updates.
-pub fn wait_loaded_within(app: &mut App, handle: &Handle<WalkMask>, max: usize) {
-    run_until(app, max, |w| {
+/// Updates until the mask `handle` is loaded; panics if loading fails.
+pub fn wait_loaded(app: &mut App, handle: &Handle<WalkMask>) {
+    wait_for(app, LOAD_UPDATES, |w| {
         match w.resource::<AssetServer>().load_state(handle) {
             LoadState::Failed(e) => panic!("load failed: {e}"),
             _ => w.resource::<Assets<WalkMask>>().contains(handle),
         }
     });
+}
+
+/// Adds a mask made in code (no file) and returns its handle.
+pub fn add_mask(app: &mut App, w: u32, h: u32, f: impl Fn(u32, u32) -> u8) -> Handle<WalkMask> {
+    let mask = bevy_walkmask::walkmask::WalkMask::from_fn(w, h, f).unwrap();
+    app.world_mut()
+        .resource_mut::<Assets<WalkMask>>()
+        .add(WalkMask::new(mask))
 }
 
 /// Spawns `walker` at world position `at`.
@@ -158,10 +199,11 @@ pub fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
         .id()
 }
 
-/// Asks `walker` to walk to `target`.
-pub fn request(app: &mut App, walker: Entity, target: Vec2) {
-    app.world_mut()
-        .write_message(WalkRequest { walker, target });
+/// Asks `walker` to walk to `target`; returns the request's id.
+pub fn request(app: &mut App, walker: Entity, target: Vec2) -> RequestId {
+    let request = WalkRequest::new(walker, target);
+    app.world_mut().write_message(request);
+    request.id
 }
 
 /// World position of `entity`.
@@ -171,4 +213,192 @@ pub fn position(app: &App, entity: Entity) -> Vec2 {
         .unwrap()
         .translation
         .truncate()
+}
+
+// ---------------------------------------------------------------- outcome log
+
+/// One outcome, as the log keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Ready { waypoints: Vec<Vec2>, snapped: bool },
+    Unreachable,
+    Cancelled,
+    Replanned { waypoints: Vec<Vec2>, snapped: bool },
+    Arrived(Vec2),
+    Stopped(StopReason, Vec2),
+}
+
+impl Kind {
+    /// Whether this is the answer to a request.
+    pub fn is_answer(&self) -> bool {
+        matches!(
+            self,
+            Kind::Ready { .. } | Kind::Unreachable | Kind::Cancelled
+        )
+    }
+
+    /// Whether this ends a walk.
+    pub fn is_end(&self) -> bool {
+        matches!(self, Kind::Arrived(_) | Kind::Stopped(..))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub entity: Entity,
+    pub request: RequestId,
+    /// The request's target (the position for `Arrived` and `Stopped`).
+    pub target: Vec2,
+    pub kind: Kind,
+}
+
+macro_rules! entry_from {
+    ($event:ty, |$ev:ident| $target:expr, $kind:expr) => {
+        impl From<&$event> for Entry {
+            fn from($ev: &$event) -> Self {
+                Entry {
+                    entity: $ev.entity,
+                    request: $ev.request,
+                    target: $target,
+                    kind: $kind,
+                }
+            }
+        }
+    };
+}
+
+entry_from!(
+    PathReady,
+    |ev| ev.target,
+    Kind::Ready {
+        waypoints: ev.waypoints.clone(),
+        snapped: ev.snapped
+    }
+);
+entry_from!(PathUnreachable, |ev| ev.target, Kind::Unreachable);
+entry_from!(PathCancelled, |ev| ev.target, Kind::Cancelled);
+entry_from!(
+    PathReplanned,
+    |ev| ev.target,
+    Kind::Replanned {
+        waypoints: ev.waypoints.clone(),
+        snapped: ev.snapped
+    }
+);
+entry_from!(Arrived, |ev| ev.position, Kind::Arrived(ev.position));
+entry_from!(
+    WalkStopped,
+    |ev| ev.position,
+    Kind::Stopped(ev.reason, ev.position)
+);
+
+/// Outcomes seen by global observers and by message readers.
+#[derive(Resource, Default)]
+pub struct Log {
+    pub observed: Vec<Entry>,
+    pub messages: Vec<Entry>,
+}
+
+impl Log {
+    pub fn count(entries: &[Entry], entity: Entity, pred: impl Fn(&Entry) -> bool) -> usize {
+        entries
+            .iter()
+            .filter(|e| e.entity == entity && pred(e))
+            .count()
+    }
+
+    /// Checks observers and messages saw the same outcomes, and returns the observed
+    /// entries (in the order they were sent).
+    pub fn both(&self) -> &[Entry] {
+        let sorted = |entries: &[Entry]| {
+            let mut v: Vec<String> = entries.iter().map(|e| format!("{e:?}")).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            sorted(&self.observed),
+            sorted(&self.messages),
+            "observers and messages disagree"
+        );
+        &self.observed
+    }
+
+    /// (target, waypoints, snapped) of each `PathReady` of `entity`.
+    pub fn ready(&self, entity: Entity) -> Vec<(Vec2, Vec<Vec2>, bool)> {
+        self.observed
+            .iter()
+            .filter(|e| e.entity == entity)
+            .filter_map(|e| match &e.kind {
+                Kind::Ready { waypoints, snapped } => Some((e.target, waypoints.clone(), *snapped)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// (target, waypoints, snapped) of each `PathReplanned` of `entity`.
+    pub fn replanned(&self, entity: Entity) -> Vec<(Vec2, Vec<Vec2>, bool)> {
+        self.observed
+            .iter()
+            .filter(|e| e.entity == entity)
+            .filter_map(|e| match &e.kind {
+                Kind::Replanned { waypoints, snapped } => {
+                    Some((e.target, waypoints.clone(), *snapped))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn has(&self, entity: Entity, pred: impl Fn(&Kind) -> bool) -> bool {
+        self.observed
+            .iter()
+            .any(|e| e.entity == entity && pred(&e.kind))
+    }
+
+    /// The entries of request `id`.
+    pub fn of(&self, id: RequestId) -> Vec<&Entry> {
+        self.observed.iter().filter(|e| e.request == id).collect()
+    }
+}
+
+fn log_messages(
+    mut log: ResMut<Log>,
+    mut ready: MessageReader<PathReady>,
+    mut unreachable: MessageReader<PathUnreachable>,
+    mut cancelled: MessageReader<PathCancelled>,
+    mut replanned: MessageReader<PathReplanned>,
+    mut arrived: MessageReader<Arrived>,
+    mut stopped: MessageReader<WalkStopped>,
+) {
+    // Read per type: `Log::both` compares them with the observed entries as sets.
+    let mut batch: Vec<Entry> = Vec::new();
+    batch.extend(ready.read().map(Entry::from));
+    batch.extend(unreachable.read().map(Entry::from));
+    batch.extend(cancelled.read().map(Entry::from));
+    batch.extend(replanned.read().map(Entry::from));
+    batch.extend(arrived.read().map(Entry::from));
+    batch.extend(stopped.read().map(Entry::from));
+    log.messages.extend(batch);
+}
+
+/// Records every outcome in [`Log`], through global observers and message readers.
+pub fn add_log(app: &mut App) {
+    app.init_resource::<Log>()
+        .add_systems(Last, log_messages)
+        .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
+        })
+        .add_observer(|ev: On<PathUnreachable>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
+        })
+        .add_observer(|ev: On<PathCancelled>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
+        })
+        .add_observer(|ev: On<PathReplanned>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
+        })
+        .add_observer(|ev: On<Arrived>, mut log: ResMut<Log>| log.observed.push(Entry::from(&*ev)))
+        .add_observer(|ev: On<WalkStopped>, mut log: ResMut<Log>| {
+            log.observed.push(Entry::from(&*ev))
+        });
 }

@@ -353,12 +353,21 @@ impl std::fmt::Debug for DistanceField {
 impl DistanceField {
     /// Fills the whole region of pixel `source` on `grid`. `None` when the pixel is
     /// outside the mask or blocked.
+    /// The distances are filled in place and kept: nothing is copied.
     pub fn new(grid: &NavGrid, source: (u32, u32)) -> Option<Self> {
+        grid.region(source.0, source.1)?;
         let mut scratch = FillScratch::new();
-        Self::with_scratch(grid, source, &mut scratch)
+        let outcome = scratch.fill(grid, grid.index(source.0, source.1), None);
+        Some(Self {
+            grid: grid.clone(),
+            source,
+            dist: std::mem::take(&mut scratch.dist),
+            settled: outcome.settled,
+        })
     }
 
-    /// Like [`DistanceField::new`], reusing `scratch` for the queue.
+    /// Like [`DistanceField::new`], reusing `scratch` for the queue (the distances are
+    /// then copied out of `scratch`, which stays ready for the next fill).
     pub fn with_scratch(
         grid: &NavGrid,
         source: (u32, u32),

@@ -54,6 +54,10 @@ pub struct PathResult {
     pub waypoints: Vec<Point>,
     /// Length of the walk in pixels.
     pub length: f32,
+    /// Whether the requested start was on a pixel the walk may not use, so that the
+    /// walk starts at the centre of the nearest walkable pixel instead (its first
+    /// waypoint is not the requested start).
+    pub start_moved: bool,
     /// Counters.
     pub stats: PathStats,
 }
@@ -65,6 +69,7 @@ impl PathResult {
             status: PathStatus::Unreachable,
             waypoints: Vec::new(),
             length: 0.0,
+            start_moved: false,
             stats: PathStats { visited, elapsed },
         }
     }
@@ -138,6 +143,8 @@ pub struct Endpoints {
     pub end_pixel: (u32, u32),
     /// Whether `end` differs from the requested destination.
     pub snapped: bool,
+    /// Whether `start` differs from the requested start (it was on a blocked pixel).
+    pub start_moved: bool,
 }
 
 /// Validates `start` and `goal` and applies the snapping rules. `Ok(None)` means
@@ -152,9 +159,11 @@ pub fn resolve_endpoints(
     check_point(grid, start, "start")?;
     check_point(grid, goal, "destination")?;
     let (mut start, mut start_pixel) = (start, start.pixel().expect("checked"));
+    let mut start_moved = false;
     let region = match grid.region(start_pixel.0, start_pixel.1) {
         Some(r) => r,
         None => {
+            start_moved = true;
             let Some(p) = nearest_walkable(grid, start) else {
                 return Ok(None);
             };
@@ -171,6 +180,7 @@ pub fn resolve_endpoints(
             end: goal,
             end_pixel: goal_pixel,
             snapped: false,
+            start_moved,
         }));
     }
     if !options.snap_destination {
@@ -183,6 +193,7 @@ pub fn resolve_endpoints(
         end: Point::pixel_center(end_pixel.0, end_pixel.1),
         end_pixel,
         snapped: true,
+        start_moved,
     }))
 }
 
@@ -248,6 +259,7 @@ pub(crate) fn result(
             crate::PathStatus::Found
         },
         length: polyline_length(&waypoints),
+        start_moved: ends.start_moved,
         waypoints,
         stats: PathStats {
             visited,

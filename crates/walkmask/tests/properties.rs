@@ -411,6 +411,12 @@ fn check_answer(
     let last = *r.waypoints.last().expect("walkable result has points");
     // The start: as requested, or the centre of a nearest walkable pixel.
     let sp = pixel(sc.start);
+    prop_assert_eq!(
+        r.start_moved,
+        !walkable(grid, sp.0 as i64, sp.1 as i64),
+        "{}: start_moved must say whether the start pixel was blocked",
+        what
+    );
     let start_pixel = if walkable(grid, sp.0 as i64, sp.1 as i64) {
         prop_assert_eq!(first, sc.start, "{}: path must start at the start", what);
         sp

@@ -1,0 +1,204 @@
+//! Warm distance fields kept for walkers standing still.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bevy::prelude::*;
+use walkmask::flow::FieldCache;
+use walkmask::{DistanceField, NavGrid};
+
+struct FieldsInner {
+    fields: FieldCache,
+    /// Fields being filled right now, as (grid id, source pixel).
+    filling: Vec<(u64, (u32, u32))>,
+    /// Grids that have fields in `fields`.
+    grids: Vec<u64>,
+    hits: u64,
+    misses: u64,
+    fills: u64,
+}
+
+/// Counters of the [`WarmFieldCache`].
+///
+/// ```
+/// # use bevy_walkmask::FieldCacheStats;
+/// let stats = FieldCacheStats::default();
+/// assert_eq!(stats.hits + stats.misses + stats.fills, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FieldCacheStats {
+    /// Path queries answered from a warm field.
+    pub hits: u64,
+    /// Path queries that found no warm field for their start and searched instead
+    /// (not counted when warm fields are off).
+    pub misses: u64,
+    /// Warm fields filled.
+    pub fills: u64,
+    /// Fields held.
+    pub entries: usize,
+    /// Bytes held by the fields (about 4 per mask pixel each).
+    pub bytes: usize,
+    /// The budget in bytes ([`WalkmaskPlugin::field_cache_bytes`](crate::WalkmaskPlugin::field_cache_bytes)).
+    pub budget_bytes: usize,
+}
+
+/// Warm distance fields: while a walker stands still (no request, no path; state
+/// `Idle`, `Arrived` or `Unreachable`), a task on the async compute pool fills the
+/// whole [`DistanceField`] from the walker's pixel on its grid (the room's mask and the
+/// areas the walker may use) and keeps it here. The walker's next request is answered
+/// by tracing the field ([`DistanceField::path_to`], microseconds) instead of a
+/// search; the answer is of the same kind (same statuses, snapping and endpoints).
+///
+/// A warm-up is started once per (grid, pixel), one at a time (so that path tasks on
+/// the same pool never queue behind more than one fill), and replaced when the walker
+/// moves, the room's areas change or the mask changes; fields of an old grid are never used for
+/// a new one. Fields are dropped least recently used first beyond the byte budget
+/// ([`WalkmaskPlugin::field_cache_bytes`](crate::WalkmaskPlugin::field_cache_bytes));
+/// a field takes about 4 bytes per mask pixel. Turn warming off with
+/// [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WarmFieldCache;
+///
+/// fn report(fields: Res<WarmFieldCache>) {
+///     let stats = fields.stats();
+///     info!("{} warm fields ({} bytes), {} queries answered from them", stats.entries, stats.bytes, stats.hits);
+/// }
+/// # bevy::ecs::system::assert_is_system(report);
+/// ```
+#[derive(Resource, Clone)]
+pub struct WarmFieldCache {
+    inner: Arc<Mutex<FieldsInner>>,
+}
+
+impl WarmFieldCache {
+    /// An empty cache holding at most `budget_bytes` of fields.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// let fields = WarmFieldCache::new(256 << 20);
+    /// assert_eq!(fields.stats().budget_bytes, 256 << 20);
+    /// ```
+    pub fn new(budget_bytes: usize) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(FieldsInner {
+                fields: FieldCache::new(budget_bytes),
+                filling: Vec::new(),
+                grids: Vec::new(),
+                hits: 0,
+                misses: 0,
+                fills: 0,
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, FieldsInner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The counters.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// assert_eq!(WarmFieldCache::new(1024).stats().entries, 0);
+    /// ```
+    pub fn stats(&self) -> FieldCacheStats {
+        let inner = self.lock();
+        FieldCacheStats {
+            hits: inner.hits,
+            misses: inner.misses,
+            fills: inner.fills,
+            entries: inner.fields.len(),
+            bytes: inner.fields.memory_bytes(),
+            budget_bytes: inner.fields.budget_bytes(),
+        }
+    }
+
+    /// Drops every field (walkers standing still warm up again).
+    ///
+    /// ```
+    /// # use bevy_walkmask::WarmFieldCache;
+    /// let fields = WarmFieldCache::new(1024);
+    /// fields.clear();
+    /// assert_eq!(fields.stats().bytes, 0);
+    /// ```
+    pub fn clear(&self) {
+        let mut inner = self.lock();
+        inner.fields.clear();
+        inner.grids.clear();
+    }
+
+    /// The field of `grid` from `source` for a path query (counted).
+    pub(crate) fn lookup(&self, grid: &NavGrid, source: (u32, u32)) -> Option<Arc<DistanceField>> {
+        let mut inner = self.lock();
+        let field = inner.fields.get(grid, source);
+        if field.is_some() {
+            inner.hits += 1;
+        } else {
+            inner.misses += 1;
+        }
+        field
+    }
+
+    /// Fills the field of `grid` from `source` unless it is cached or being filled;
+    /// the lock is not held while filling. `live` lists the grids still in use: fields
+    /// of other grids can never be asked for again and are dropped.
+    pub(crate) fn warm(&self, grid: &NavGrid, source: (u32, u32), live: impl FnOnce() -> Vec<u64>) {
+        let key = (grid.id(), source);
+        {
+            let mut inner = self.lock();
+            if inner.fields.get(grid, source).is_some() || inner.filling.contains(&key) {
+                return;
+            }
+            inner.filling.push(key);
+        }
+        /// Takes the key off the `filling` list however the fill ends.
+        struct Filling<'a>(&'a WarmFieldCache, (u64, (u32, u32)));
+        impl Drop for Filling<'_> {
+            fn drop(&mut self) {
+                self.0.lock().filling.retain(|k| *k != self.1);
+            }
+        }
+        let _filling = Filling(self, key);
+        let Some(field) = DistanceField::new(grid, source) else {
+            return;
+        };
+        let live = live();
+        let mut inner = self.lock();
+        let FieldsInner {
+            fields,
+            grids,
+            fills,
+            ..
+        } = &mut *inner;
+        *fills += 1;
+        grids.retain(|id| {
+            let keep = *id == key.0 || live.contains(id);
+            if !keep {
+                fields.remove_grid(*id);
+            }
+            keep
+        });
+        if !grids.contains(&key.0) {
+            grids.push(key.0);
+        }
+        fields.insert(Arc::new(field));
+    }
+}
+
+impl WarmFieldCache {
+    /// Drops the fields of grids not in `live` (their mask was unloaded or replaced).
+    pub(crate) fn keep_grids(&self, live: &[u64]) {
+        let mut inner = self.lock();
+        let FieldsInner { fields, grids, .. } = &mut *inner;
+        grids.retain(|id| {
+            let keep = live.contains(id);
+            if !keep {
+                fields.remove_grid(*id);
+            }
+            keep
+        });
+    }
+}

@@ -1,0 +1,214 @@
+//! Prepared grids shared by every path task.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use bevy::prelude::*;
+use walkmask::{AreaSet, NavGrid};
+
+use crate::asset::WalkMask;
+
+/// Which grid: which mask asset, which pixels (the mask's revision), which areas (only
+/// those that occur in the mask, so that toggling an absent area shares the grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct GridKey {
+    pub(crate) mask: AssetId<WalkMask>,
+    pub(crate) revision: u64,
+    pub(crate) areas: AreaSet,
+}
+
+impl GridKey {
+    /// The key of `mask` (the asset `id`) seen with `areas`.
+    pub(crate) fn new(id: AssetId<WalkMask>, mask: &WalkMask, areas: AreaSet) -> Self {
+        Self {
+            mask: id,
+            revision: mask.revision(),
+            areas: areas.intersection(&mask.present_areas()),
+        }
+    }
+}
+
+struct Entry {
+    key: GridKey,
+    grid: Arc<OnceLock<NavGrid>>,
+    bytes: usize,
+    /// Whether a path query has used the grid (a warm-up may prepare it ahead).
+    queried: bool,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Least recently used first.
+    entries: Vec<Entry>,
+    budget: usize,
+    hits: u64,
+    misses: u64,
+}
+
+/// Counters of the [`NavGridCache`].
+///
+/// ```
+/// # use bevy_walkmask::GridCacheStats;
+/// let stats = GridCacheStats::default();
+/// assert_eq!(stats.hits + stats.misses, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridCacheStats {
+    /// Path queries on a grid an earlier path query used.
+    pub hits: u64,
+    /// Path queries that were the first on their grid: it was prepared for them, or
+    /// ahead of them by a warm-up. Warm-ups themselves are not counted.
+    pub misses: u64,
+    /// Grids held.
+    pub entries: usize,
+    /// Bytes held by the grids (4 per pixel of the mask with a one-pixel border).
+    pub bytes: usize,
+    /// The budget in bytes ([`WalkmaskPlugin::grid_cache_bytes`](crate::WalkmaskPlugin::grid_cache_bytes)).
+    pub budget_bytes: usize,
+}
+
+/// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
+/// revision, enabled areas that occur in the mask).
+///
+/// Bounded by a byte budget ([`WalkmaskPlugin::grid_cache_bytes`](crate::WalkmaskPlugin::grid_cache_bytes)):
+/// the least recently used grids are dropped first; the grid in use is always kept,
+/// so one grid larger than the whole budget still works (and is the only one kept).
+/// Grids of a mask's older pixels are dropped as soon as its new pixels are used, and
+/// grids of a mask that is unloaded are dropped with it.
+///
+/// Grids are built inside path tasks, never on the main thread. Two tasks that need
+/// the same grid at once share one build.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::NavGridCache;
+///
+/// fn report(cache: Res<NavGridCache>) {
+///     let stats = cache.stats();
+///     info!("{} grids, {} bytes, {} hits", stats.entries, stats.bytes, stats.hits);
+/// }
+/// # bevy::ecs::system::assert_is_system(report);
+/// ```
+#[derive(Resource, Clone)]
+pub struct NavGridCache {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl NavGridCache {
+    /// An empty cache holding at most about `budget_bytes` of grids.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// let cache = NavGridCache::new(64 << 20);
+    /// assert_eq!(cache.stats().entries, 0);
+    /// ```
+    pub fn new(budget_bytes: usize) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(Inner {
+                budget: budget_bytes,
+                ..Inner::default()
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The counters.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// assert_eq!(NavGridCache::new(1024).stats().bytes, 0);
+    /// ```
+    pub fn stats(&self) -> GridCacheStats {
+        let inner = self.lock();
+        GridCacheStats {
+            hits: inner.hits,
+            misses: inner.misses,
+            entries: inner.entries.len(),
+            bytes: inner.entries.iter().map(|e| e.bytes).sum(),
+            budget_bytes: inner.budget,
+        }
+    }
+
+    /// Drops every grid.
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// let cache = NavGridCache::new(1024);
+    /// cache.clear();
+    /// assert_eq!(cache.stats().entries, 0);
+    /// ```
+    pub fn clear(&self) {
+        self.lock().entries.clear();
+    }
+
+    /// Drops the grids of the mask asset `mask` but those of its pixels `current`
+    /// (`None`: it was unloaded, drop them all).
+    pub(crate) fn forget_mask(&self, mask: AssetId<WalkMask>, current: Option<u64>) {
+        self.lock()
+            .entries
+            .retain(|e| e.key.mask != mask || Some(e.key.revision) == current);
+    }
+
+    /// The grid for `key`, built from `mask` on the calling thread if needed.
+    /// `query` says whether a path query (counted in the stats) or a warm-up asks.
+    pub(crate) fn get_or_build(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+        query: bool,
+    ) -> NavGrid {
+        let cell = {
+            let mut inner = self.lock();
+            if let Some(i) = inner.entries.iter().position(|e| e.key == key) {
+                let mut entry = inner.entries.remove(i);
+                let cell = entry.grid.clone();
+                if query {
+                    if entry.queried {
+                        inner.hits += 1;
+                    } else {
+                        inner.misses += 1;
+                        entry.queried = true;
+                    }
+                }
+                inner.entries.push(entry);
+                cell
+            } else {
+                if query {
+                    inner.misses += 1;
+                }
+                // Grids of older pixels of the same asset are of no further use.
+                inner
+                    .entries
+                    .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
+                let cell = Arc::new(OnceLock::new());
+                let (w, h) = (mask.width() as usize, mask.height() as usize);
+                inner.entries.push(Entry {
+                    key,
+                    grid: cell.clone(),
+                    bytes: (w + 2) * (h + 2) * 4,
+                    queried: query,
+                });
+                let mut used: usize = inner.entries.iter().map(|e| e.bytes).sum();
+                while used > inner.budget && inner.entries.len() > 1 {
+                    used -= inner.entries.remove(0).bytes;
+                }
+                cell
+            }
+        };
+        cell.get_or_init(|| NavGrid::new(mask.clone(), key.areas))
+            .clone()
+    }
+
+    /// Ids of the prepared grids the cache holds.
+    pub(crate) fn grid_ids(&self) -> Vec<u64> {
+        self.lock()
+            .entries
+            .iter()
+            .filter_map(|e| e.grid.get().map(NavGrid::id))
+            .collect()
+    }
+}

@@ -1,0 +1,239 @@
+//! What runs on the async compute pool: path queries and warm-ups, and what they
+//! share (the grid cache, the warm fields, a pool of pathfinders).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bevy::prelude::*;
+use walkmask::{NavGrid, PathOptions, PathStatus, Pathfinder, Point};
+
+use super::field_cache::WarmFieldCache;
+use super::grid_cache::{GridKey, NavGridCache};
+use crate::room::MaskMapping;
+
+/// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size
+/// once and are then reused by later queries. Bounded by a byte budget: a pathfinder
+/// coming back when the idle ones already hold the budget is dropped.
+#[derive(Clone)]
+pub(crate) struct PathfinderPool {
+    options: PathOptions,
+    budget: usize,
+    idle: Arc<Mutex<Vec<Pathfinder>>>,
+}
+
+impl PathfinderPool {
+    fn lock(&self) -> MutexGuard<'_, Vec<Pathfinder>> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn take(&self) -> Pathfinder {
+        self.lock()
+            .pop()
+            .unwrap_or_else(|| Pathfinder::with_options(self.options))
+    }
+
+    fn put(&self, pathfinder: Pathfinder) {
+        let mut idle = self.lock();
+        let held: usize = idle.iter().map(Pathfinder::memory_bytes).sum();
+        if held + pathfinder.memory_bytes() <= self.budget {
+            idle.push(pathfinder);
+        }
+    }
+
+    /// Bytes held by the idle pathfinders.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.lock().iter().map(Pathfinder::memory_bytes).sum()
+    }
+
+    /// Drops every idle pathfinder.
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+}
+
+/// What path tasks share: the grid cache, the warm fields and the pathfinder pool.
+#[derive(Resource, Clone)]
+pub(crate) struct Planner {
+    pub(crate) cache: NavGridCache,
+    pub(crate) fields: WarmFieldCache,
+    pub(crate) pathfinders: PathfinderPool,
+    /// Whether walkers standing still warm fields up.
+    pub(crate) warm: bool,
+    /// Warm-up tasks spawned and not yet finished or dropped.
+    pub(crate) warming: Arc<AtomicUsize>,
+    /// Path tasks spawned and not yet finished or dropped.
+    pub(crate) planning: Arc<AtomicUsize>,
+}
+
+/// Counts a task as in flight until it finishes or is dropped.
+pub(crate) struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    pub(crate) fn new(counter: &Arc<AtomicUsize>) -> Self {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Self(counter.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Everything a path task needs, owned.
+pub(crate) struct PlanQuery {
+    pub(crate) key: GridKey,
+    pub(crate) mask: walkmask::WalkMask,
+    pub(crate) start: Point,
+    pub(crate) goal: Point,
+    /// Whether the goal was outside the mask and moved onto its edge.
+    pub(crate) clamped: bool,
+    pub(crate) mapping: MaskMapping,
+}
+
+/// A path task's answer.
+pub(crate) enum PlanOutput {
+    Path(PlannedPath),
+    Unreachable,
+}
+
+/// A path, in mask and world coordinates, with what the main thread needs to join it
+/// to where the walker is when it arrives.
+pub(crate) struct PlannedPath {
+    pub(crate) mask_points: Vec<Point>,
+    pub(crate) waypoints: Vec<Vec2>,
+    pub(crate) snapped: bool,
+    /// The planned start was on a pixel the walker may not use; the path starts at the
+    /// nearest walkable pixel instead.
+    pub(crate) start_moved: bool,
+    pub(crate) grid: NavGrid,
+    pub(crate) mapping: MaskMapping,
+}
+
+impl Planner {
+    pub(crate) fn new(
+        cache: NavGridCache,
+        fields: WarmFieldCache,
+        warm: bool,
+        options: PathOptions,
+        pathfinder_bytes: usize,
+    ) -> Self {
+        Self {
+            cache,
+            fields,
+            pathfinders: PathfinderPool {
+                options,
+                budget: pathfinder_bytes,
+                idle: Arc::new(Mutex::new(Vec::new())),
+            },
+            warm,
+            warming: Arc::new(AtomicUsize::new(0)),
+            planning: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    fn options(&self) -> &PathOptions {
+        &self.pathfinders.options
+    }
+
+    /// Runs on a worker thread.
+    pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
+        let grid = self.cache.get_or_build(query.key, &query.mask, true);
+        let field = match query.start.pixel() {
+            Some(source) if self.warm => self.fields.lookup(&grid, source),
+            _ => None,
+        };
+        let result = match field {
+            Some(field) => {
+                field
+                    .path_to(query.start, query.goal, self.options())
+                    .map(|mut path| {
+                        // A walk that starts where it ends is one point, as from a search.
+                        if let [a, b] = path.waypoints[..]
+                            && a == b
+                        {
+                            path.waypoints.pop();
+                        }
+                        path
+                    })
+            }
+            None => {
+                let mut pathfinder = self.pathfinders.take();
+                let result = pathfinder.find_path(&grid, query.start, query.goal);
+                self.pathfinders.put(pathfinder);
+                result
+            }
+        };
+        match result {
+            Ok(path) if path.is_walkable() => {
+                if query.clamped && !self.options().snap_destination {
+                    return PlanOutput::Unreachable;
+                }
+                PlanOutput::Path(PlannedPath {
+                    waypoints: path
+                        .waypoints
+                        .iter()
+                        .map(|&p| query.mapping.mask_to_world(p))
+                        .collect(),
+                    mask_points: path.waypoints,
+                    snapped: path.status == PathStatus::Snapped || query.clamped,
+                    start_moved: path.start_moved,
+                    grid,
+                    mapping: query.mapping,
+                })
+            }
+            Ok(_) => PlanOutput::Unreachable,
+            Err(error) => {
+                debug!("path query failed: {error}");
+                PlanOutput::Unreachable
+            }
+        }
+    }
+
+    /// Runs on a worker thread: fills and keeps the field for a walker standing at
+    /// `source`.
+    pub(crate) fn warm_up(&self, key: GridKey, mask: &walkmask::WalkMask, source: (u32, u32)) {
+        let grid = self.cache.get_or_build(key, mask, false);
+        if grid.is_walkable(source.0, source.1) {
+            self.fields.warm(&grid, source, || self.cache.grid_ids());
+        }
+    }
+}
+
+/// What the planner holds and has under way, for monitoring and tests.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::PlannerStatus;
+///
+/// fn report(status: Res<PlannerStatus>) {
+///     info!("{} path tasks in flight, {} bytes of idle scratch", status.tasks_in_flight(), status.idle_pathfinder_bytes());
+/// }
+/// # bevy::ecs::system::assert_is_system(report);
+/// ```
+#[derive(Resource, Clone)]
+pub struct PlannerStatus(pub(crate) Planner);
+
+impl PlannerStatus {
+    /// Path tasks spawned and not yet collected or dropped.
+    pub fn tasks_in_flight(&self) -> usize {
+        self.0.planning.load(Ordering::Relaxed)
+    }
+
+    /// Warm-up tasks spawned and not yet finished or dropped.
+    pub fn warm_ups_in_flight(&self) -> usize {
+        self.0.warming.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of scratch held by idle pathfinders (at most
+    /// [`WalkmaskPlugin::pathfinder_bytes`](crate::WalkmaskPlugin::pathfinder_bytes)).
+    pub fn idle_pathfinder_bytes(&self) -> usize {
+        self.0.pathfinders.memory_bytes()
+    }
+
+    /// Drops the idle pathfinders (their scratch is allocated again when needed).
+    pub fn release_idle_pathfinders(&self) {
+        self.0.pathfinders.clear();
+    }
+}

@@ -1,0 +1,98 @@
+//! Walk requests and their ids.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bevy::prelude::*;
+
+/// Identifies one walk request. Every outcome of a request carries its id, so game
+/// code can match answers to the requests it sent.
+///
+/// Ids come from a process-wide counter: [`RequestId::new`] never returns the same id
+/// twice.
+///
+/// ```
+/// use bevy_walkmask::RequestId;
+/// let (a, b) = (RequestId::new(), RequestId::new());
+/// assert_ne!(a, b);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Reflect)]
+#[reflect(Clone, PartialEq, Hash, Debug)]
+pub struct RequestId(u64);
+
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+impl RequestId {
+    /// A new id, never returned before in this process.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Self(NEXT_REQUEST.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The id as a number (for logs).
+    ///
+    /// ```
+    /// # use bevy_walkmask::RequestId;
+    /// assert!(RequestId::new().get() > 0);
+    /// ```
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "request #{}", self.0)
+    }
+}
+
+/// Asks `walker` to walk to `target` (world coordinates). Write it with a
+/// `MessageWriter`, or use [`WalkCommandsExt::walk_to`](crate::WalkCommandsExt::walk_to).
+///
+/// Every request gets exactly one answer, carrying its `id`:
+/// [`PathReady`](crate::PathReady), [`PathUnreachable`](crate::PathUnreachable) or
+/// [`PathCancelled`](crate::PathCancelled) (no answer only when the walker is
+/// despawned first). A new request supersedes the walker's previous one: a request
+/// still being planned is cancelled; a walker already walking keeps walking until the
+/// new path is ready and then turns onto it without stopping.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{WalkRequest, Walker};
+///
+/// fn everyone_to_the_door(walkers: Query<Entity, With<Walker>>, mut requests: MessageWriter<WalkRequest>) {
+///     for walker in &walkers {
+///         let request = WalkRequest::new(walker, Vec2::new(300.0, -120.0));
+///         info!("{walker} walks to the door ({})", request.id);
+///         requests.write(request);
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(everyone_to_the_door);
+/// ```
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
+pub struct WalkRequest {
+    /// The walker.
+    pub walker: Entity,
+    /// Where to go, world coordinates.
+    pub target: Vec2,
+    /// The id its answer will carry ([`WalkRequest::new`] makes a fresh one).
+    pub id: RequestId,
+}
+
+impl WalkRequest {
+    /// A request with a fresh id.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRequest;
+    /// let a = WalkRequest::new(Entity::PLACEHOLDER, Vec2::ZERO);
+    /// let b = WalkRequest::new(Entity::PLACEHOLDER, Vec2::ZERO);
+    /// assert_ne!(a.id, b.id);
+    /// ```
+    pub fn new(walker: Entity, target: Vec2) -> Self {
+        Self {
+            walker,
+            target,
+            id: RequestId::new(),
+        }
+    }
+}
