@@ -11,7 +11,9 @@
 
 mod common;
 
+#[cfg(feature = "picking")]
 use bevy::picking::events::{Click, Pointer};
+#[cfg(feature = "picking")]
 use bevy::picking::pointer::{Location, PointerButton, PointerId};
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
@@ -503,6 +505,7 @@ fn walkers_in_two_rooms_use_the_room_under_them() {
     });
 }
 
+#[cfg(feature = "picking")]
 fn click(app: &mut App, entity: Entity, at: Vec2, button: PointerButton) {
     let hit =
         bevy::picking::backend::HitData::new(Entity::PLACEHOLDER, 0.0, Some(at.extend(0.0)), None);
@@ -530,6 +533,7 @@ fn click(app: &mut App, entity: Entity, at: Vec2, button: PointerButton) {
 /// Picking clicks: a primary click on a room (or bubbling up from its child) walks the
 /// players in that room there; other rooms' players, other buttons, clicks on other
 /// entities and clicks a hotspot keeps to itself do nothing.
+#[cfg(feature = "picking")]
 #[test]
 fn picking_clicks_walk_the_players_in_the_clicked_room() {
     let mut app = app_with(deterministic());

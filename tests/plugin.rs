@@ -70,6 +70,7 @@ fn write_masks() {
 fn app_with(plugin: WalkmaskPlugin) -> App {
     write_masks();
     let mut app = headless_app(plugin);
+    #[cfg(feature = "debug_overlay")]
     app.add_plugins(WalkmaskDebugPlugin); // no gizmos, no images here: must be harmless
     add_log(&mut app);
     app
@@ -744,6 +745,7 @@ fn prepared_grids_are_reused_between_requests() {
     assert_eq!(stats.bytes, 66 * 50 * 4);
 }
 
+#[cfg(feature = "debug_overlay")]
 #[test]
 fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
     let mut app = test_app();

@@ -541,6 +541,7 @@ type JobWalker = (
 );
 
 /// Starts path tasks for jobs whose room and mask are ready.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start_jobs(
     mut commands: Commands,
     mut walkers: Query<JobWalker>,

@@ -8,7 +8,7 @@
 //! * [`field_cache`] and [`warm_up`]: warm distance fields for walkers standing still
 //!   ([`WarmFieldCache`]);
 //! * [`replan`]: walks and plans follow changes to rooms, masks and walkers;
-//! * [`commands`]: [`WalkCommandsExt`].
+//! * [`commands`]: the walk commands, [`WalkCommandsExt`].
 //!
 //! The main thread only polls tasks and checks one straight segment when it joins an
 //! answer to a walker that moved; it never builds grids, fills or searches (with Bevy's

@@ -130,16 +130,14 @@ fn colors(entries: &[([u8; 3], u8)]) -> DecodeRule {
     )
 }
 
-/// The workspace's sibling `shared/data` directory, if present.
-fn shared_data() -> Option<PathBuf> {
-    let found = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The workspace's sibling `shared/data` directory; the tests that read it fail
+/// without it.
+fn shared_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .map(|dir| dir.join("shared/data"))
-        .find(|dir| dir.is_dir());
-    if found.is_none() {
-        eprintln!("note: shared/data not found next to the workspace; skipping");
-    }
-    found
+        .find(|dir| dir.is_dir())
+        .expect("the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it")
 }
 
 /// CRC-32 (ISO-HDLC), as PNG chunks use.
@@ -901,7 +899,7 @@ fn movingai_sizes_are_checked_before_allocating() {
 
 #[test]
 fn movingai_arena_file() {
-    let Some(data) = shared_data() else { return };
+    let data = shared_data();
     let path = data.join("movingai/maps/dao/arena.map");
     let mask = WalkMask::open(&path, &DecodeRule::Luma).unwrap();
     assert_eq!((mask.width(), mask.height()), (49, 49));
@@ -917,7 +915,7 @@ fn movingai_arena_file() {
 
 #[test]
 fn monoags_masks_decode_by_alpha() {
-    let Some(data) = shared_data() else { return };
+    let data = shared_data();
     let rooms = [
         ("BrokenCurbStreet", 4, (420, 200), 41_344),
         ("DarsStreet", 2, (500, 200), 38_618),

@@ -4,7 +4,7 @@
 //!
 //! Reads `shared/data/movingai` beside the workspace (`maps/<dir>/<map>.map` with
 //! `scenarios/<dir>/<map>.map.scen`, and `gppc2012/<map>.map` with
-//! `gppc2012/<map>.map.scen`); skips with a note when it is absent. Run with
+//! `gppc2012/<map>.map.scen`); fails when it is absent. Run with
 //! `--nocapture` to see the mean and largest ratio of length to optimum per map.
 //!
 //! The `wc3maps512` scenarios were made with water (`W`) passable from water, and
@@ -268,15 +268,8 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
 
 #[test]
 fn moving_ai_scenarios_are_found_legal_and_near_optimal() {
-    let Some(data) = support::shared_data() else {
-        println!("note: shared/data not found beside the workspace; Moving AI test skipped");
-        return;
-    };
-    let root = data.join("movingai");
-    if !root.is_dir() {
-        println!("note: {} not found; Moving AI test skipped", root.display());
-        return;
-    }
+    let root = support::shared_data().join("movingai");
+    assert!(root.is_dir(), "{} is missing", root.display());
     let jobs = maps(&root);
     assert!(
         !jobs.is_empty(),

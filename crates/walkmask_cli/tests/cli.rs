@@ -124,12 +124,14 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// `shared/data` beside the workspace (or in any ancestor directory).
-fn shared_data() -> Option<PathBuf> {
+/// `shared/data` beside the workspace (or in any ancestor directory); the tests that
+/// read it fail without it.
+fn shared_data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .map(|a| a.join("shared/data"))
         .find(|p| p.is_dir())
+        .expect("the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it")
 }
 
 #[test]
@@ -376,10 +378,7 @@ fn batch_reads_queries_from_stdin() {
 
 #[test]
 fn scen_on_a_moving_ai_map() {
-    let Some(data) = shared_data() else {
-        eprintln!("note: shared/data not found beside the workspace; skipping the .scen test");
-        return;
-    };
+    let data = shared_data();
     let map = data.join("movingai/maps/dao/arena.map");
     let scen = data.join("movingai/scenarios/dao/arena.map.scen");
     let r = run(["batch", s(&map), "--scen", s(&scen)]);

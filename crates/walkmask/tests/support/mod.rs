@@ -445,17 +445,19 @@ pub fn flood(grid: &NavGrid, from: (u32, u32)) -> Vec<bool> {
     seen
 }
 
-/// The directory `shared/data`, looked up from this crate's directory upwards.
-pub fn shared_data() -> Option<std::path::PathBuf> {
+/// The directory `shared/data`, looked up from this crate's directory upwards; the
+/// tests that read it fail without it.
+pub fn shared_data() -> std::path::PathBuf {
     let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     loop {
         let candidate = dir.join("shared").join("data");
         if candidate.is_dir() {
-            return Some(candidate);
+            return candidate;
         }
-        if !dir.pop() {
-            return None;
-        }
+        assert!(
+            dir.pop(),
+            "the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it"
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! Draws the art of the `bevy_walkmask` demo room, deterministically, from code.
 //!
 //! ```text
-//! cargo run --release -p walkmask --example generate_demo_assets -- assets/
+//! cargo run --release -p walkmask_demo_assets -- assets/
 //! ```
 //!
 //! Output, under the given directory:

@@ -2,7 +2,7 @@
 # Runs the demo's scripted scene on a virtual X display with the software Vulkan
 # driver and saves its screenshot (default docs/screenshot.png, 1280 x 720).
 #
-#   ci/screenshot.sh [output.png]
+#   .ci/screenshot.sh [output.png]
 #
 # Needs: apt-get install -y xvfb mesa-vulkan-drivers libvulkan1
 # Extra cargo flags can be passed in CARGO_FLAGS (default --release).
