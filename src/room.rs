@@ -212,7 +212,7 @@ impl FromIterator<u8> for WalkAreas {
 /// [`PathReplanned`](crate::PathReplanned); writes that change nothing (enabling an
 /// area that is already enabled, or one the mask does not contain) cost nothing.
 ///
-/// With the `picking` feature, `WalkRoom` requires [`Pickable`](bevy::picking::Pickable),
+/// With the `picking` feature, `WalkRoom` requires [`bevy::picking::Pickable`],
 /// so a left click on the room's sprite (or a child's) walks the [`Player`](crate::Player)
 /// walkers in this room there.
 ///

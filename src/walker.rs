@@ -119,7 +119,7 @@ pub struct Player;
 #[derive(Component, Reflect, Default, Clone, Copy, PartialEq, Eq, Debug)]
 #[reflect(Component, Default, Clone, Debug, PartialEq)]
 pub enum WalkState {
-    /// Standing, no request pending (also after [`stop_walking`](WalkCommandsExt::stop_walking)).
+    /// Standing, no request pending (also after [`stop_walking`](crate::WalkCommandsExt::stop_walking)).
     #[default]
     Idle,
     /// A path is being computed (or waits for the mask to load). A walker that is
