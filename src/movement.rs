@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use crate::outcome::{Arrived, Outcome, emit};
-use crate::placement::{Parents, set_world_xy, world_position};
+use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::job::{PathJob, PlannedOn};
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
@@ -27,7 +27,7 @@ pub(crate) fn move_walkers(
 ) {
     let dt = time.delta_secs();
     for (entity, walker, mut transform, child_of, mut path, mut heading) in &mut walkers {
-        let parent = child_of.and_then(|c| parents.get(c.parent()).ok());
+        let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
         let mut pos = start;
         let speed = if walker.speed.is_finite() {

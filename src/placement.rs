@@ -61,12 +61,19 @@ pub(crate) fn set_entity_world_xy(world: &mut World, entity: Entity, xy: Vec2) {
 /// Read access to walkers' parents, for systems.
 pub(crate) type Parents<'w, 's> = Query<'w, 's, &'static GlobalTransform>;
 
+/// The global transform of a walker's parent in a system, from its optional `ChildOf`.
+pub(crate) fn parent_of<'a>(
+    child_of: Option<&ChildOf>,
+    parents: &'a Parents,
+) -> Option<&'a GlobalTransform> {
+    child_of.and_then(|c| parents.get(c.parent()).ok())
+}
+
 /// World x and y of a walker in a system: its transform and optional `ChildOf`.
 pub(crate) fn walker_xy(
     transform: &Transform,
     child_of: Option<&ChildOf>,
     parents: &Parents,
 ) -> Vec2 {
-    let parent = child_of.and_then(|c| parents.get(c.parent()).ok());
-    world_position(transform, parent).truncate()
+    world_position(transform, parent_of(child_of, parents)).truncate()
 }

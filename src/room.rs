@@ -548,22 +548,29 @@ pub(crate) fn room_of<'a>(
             RoomLookup::NotARoom(named)
         };
     }
-    let all: Vec<_> = rooms.collect();
-    if let [(only, ..)] = all[..] {
-        return RoomLookup::Found(only);
+    // One pass, no allocation: this runs for every walker on its way, every frame.
+    let mut count = 0;
+    let mut last = None;
+    // The covering room on top: highest world z, then the lowest entity.
+    let mut best: Option<(f32, Entity)> = None;
+    for (entity, room, transform) in rooms {
+        count += 1;
+        last = Some(entity);
+        let covers = masks.get(&room.mask).is_some_and(|mask| {
+            let mapping = room.mapping(transform, mask.size());
+            mapping.is_valid() && mapping.covers(position)
+        });
+        let z = transform.translation().z;
+        let above = |(best_z, best_entity): (f32, Entity)| {
+            z > best_z || (z == best_z && entity < best_entity)
+        };
+        if covers && best.is_none_or(above) {
+            best = Some((z, entity));
+        }
     }
-    all.iter()
-        .filter(|(_, room, transform)| {
-            masks.get(&room.mask).is_some_and(|mask| {
-                let mapping = room.mapping(transform, mask.size());
-                mapping.is_valid() && mapping.covers(position)
-            })
-        })
-        .max_by(|a, b| {
-            let (za, zb) = (a.2.translation().z, b.2.translation().z);
-            za.total_cmp(&zb).then(b.0.cmp(&a.0))
-        })
-        .map_or(RoomLookup::NoRoom, |(entity, ..)| {
-            RoomLookup::Found(*entity)
-        })
+    match (count, last, best) {
+        (1, Some(only), _) => RoomLookup::Found(only),
+        (_, _, Some((_, entity))) => RoomLookup::Found(entity),
+        _ => RoomLookup::NoRoom,
+    }
 }

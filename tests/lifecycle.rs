@@ -119,12 +119,11 @@ fn a_path_landing_mid_walk_joins_where_the_walker_is_without_cutting_a_corner() 
     }
 }
 
-/// Closing an area mid-walk re-plans: the request keeps its one answer, the re-plan is
-/// a `PathReplanned`, and the walk ends once.
-#[test]
-fn a_replan_is_not_a_second_answer() {
-    let mut app = app_with(deterministic());
-    // Areas: 1 left, 2 a gate column at x = 40..=43, 1 right.
+/// A room of area 1 with a gate column of area 2 at x = 40..=43; a walker at pixel
+/// (10, 20) walking to (55, 20) through the gate, which closes 5 frames into the walk.
+/// Returns the app, the walker and its request.
+fn gate_closes_mid_walk(plugin: WalkmaskPlugin) -> (App, Entity, RequestId) {
+    let mut app = app_with(plugin);
     let mask = add_mask(
         &mut app,
         64,
@@ -139,6 +138,14 @@ fn a_replan_is_not_a_second_answer() {
         .get_mut::<WalkRoom>(room)
         .unwrap()
         .disable_area(2);
+    (app, walker, id)
+}
+
+/// Closing an area mid-walk re-plans: the request keeps its one answer, the re-plan is
+/// a `PathReplanned`, and the walk ends once.
+#[test]
+fn a_replan_is_not_a_second_answer() {
+    let (mut app, _walker, id) = gate_closes_mid_walk(deterministic());
     run_until(&mut app, 600, |w| {
         w.resource::<Log>().of(id).iter().any(|e| e.kind.is_end())
     });
@@ -160,24 +167,10 @@ fn a_replan_is_not_a_second_answer() {
 /// `WalkStopped { reason: Blocked }`, not a `PathUnreachable` for an answered request.
 #[test]
 fn a_replan_that_finds_no_way_stops_the_walk_as_blocked() {
-    let mut app = app_with(WalkmaskPlugin {
+    let (mut app, walker, id) = gate_closes_mid_walk(WalkmaskPlugin {
         snap_to_reachable: false,
         ..deterministic()
     });
-    let mask = add_mask(
-        &mut app,
-        64,
-        48,
-        |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
-    );
-    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
-    let walker = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
-    let id = request(&mut app, walker, px(55, 20));
-    run(&mut app, 5);
-    app.world_mut()
-        .get_mut::<WalkRoom>(room)
-        .unwrap()
-        .disable_area(2);
     run(&mut app, 3);
     let log = app.world().resource::<Log>();
     let kinds: Vec<&Kind> = log.of(id).iter().map(|e| &e.kind).collect();

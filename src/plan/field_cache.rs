@@ -174,31 +174,29 @@ impl WarmFieldCache {
             ..
         } = &mut *inner;
         *fills += 1;
-        grids.retain(|id| {
-            let keep = *id == key.0 || live.contains(id);
-            if !keep {
-                fields.remove_grid(*id);
-            }
-            keep
-        });
+        drop_dead_grids(fields, grids, |id| id == key.0 || live.contains(&id));
         if !grids.contains(&key.0) {
             grids.push(key.0);
         }
         fields.insert(Arc::new(field));
     }
-}
 
-impl WarmFieldCache {
     /// Drops the fields of grids not in `live` (their mask was unloaded or replaced).
     pub(crate) fn keep_grids(&self, live: &[u64]) {
         let mut inner = self.lock();
         let FieldsInner { fields, grids, .. } = &mut *inner;
-        grids.retain(|id| {
-            let keep = live.contains(id);
-            if !keep {
-                fields.remove_grid(*id);
-            }
-            keep
-        });
+        drop_dead_grids(fields, grids, |id| live.contains(&id));
     }
+}
+
+/// Drops from `fields` the fields of every grid in `grids` that is not `alive`, and
+/// forgets those grids.
+fn drop_dead_grids(fields: &mut FieldCache, grids: &mut Vec<u64>, alive: impl Fn(u64) -> bool) {
+    grids.retain(|&id| {
+        let keep = alive(id);
+        if !keep {
+            fields.remove_grid(id);
+        }
+        keep
+    });
 }

@@ -226,6 +226,33 @@ const MAX_ATTEMPTS: u32 = 8;
 /// Two mask points closer than this (pixels) are the same place.
 const SAME_PLACE_PIXELS: f32 = 1e-3;
 
+/// Answers request `request` of `walker` with [`PathUnreachable`].
+fn answer_unreachable(world: &mut World, walker: Entity, request: RequestId, target: Vec2) {
+    emit(
+        world,
+        Outcome::Unreachable(PathUnreachable {
+            entity: walker,
+            request,
+            target,
+        }),
+    );
+}
+
+/// Answers a dropped job's request with [`PathCancelled`]. A re-plan job is not a
+/// request: it has nothing to answer.
+fn answer_cancelled(world: &mut World, walker: Entity, job: PathJob) {
+    if job.kind == JobKind::Request {
+        emit(
+            world,
+            Outcome::Cancelled(PathCancelled {
+                entity: walker,
+                request: job.request,
+                target: job.target,
+            }),
+        );
+    }
+}
+
 /// Makes `request` the walker's current request (see [`WalkRequest`]).
 pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
     let WalkRequest { walker, target, id } = request;
@@ -235,14 +262,7 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
     };
     if !entity.contains::<Walker>() {
         warn!("{id} for {walker}, which has no Walker component");
-        emit(
-            world,
-            Outcome::Unreachable(PathUnreachable {
-                entity: walker,
-                request: id,
-                target,
-            }),
-        );
+        answer_unreachable(world, walker, id, target);
         return;
     }
     let previous = entity.take::<PathJob>();
@@ -254,19 +274,9 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
             entity.insert(WalkState::Planning);
         }
     }
-    // Dropping the old job's task cancels it. A re-plan job is not a request: it has
-    // nothing to answer.
-    if let Some(old) = previous
-        && old.kind == JobKind::Request
-    {
-        emit(
-            world,
-            Outcome::Cancelled(PathCancelled {
-                entity: walker,
-                request: old.request,
-                target: old.target,
-            }),
-        );
+    // Dropping the old job's task cancels it.
+    if let Some(old) = previous {
+        answer_cancelled(world, walker, old);
     }
     if !finite {
         warn!("{id} for {walker} to {target}, which is not a finite point");
@@ -274,14 +284,7 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
         if let Ok(mut entity) = world.get_entity_mut(walker) {
             entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
         }
-        emit(
-            world,
-            Outcome::Unreachable(PathUnreachable {
-                entity: walker,
-                request: id,
-                target,
-            }),
-        );
+        answer_unreachable(world, walker, id, target);
     }
 }
 
@@ -315,17 +318,8 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
     if entity.contains::<Walker>() {
         entity.insert((WalkState::Idle, Heading(Vec2::ZERO)));
     }
-    if let Some(job) = job
-        && job.kind == JobKind::Request
-    {
-        emit(
-            world,
-            Outcome::Cancelled(PathCancelled {
-                entity: walker,
-                request: job.request,
-                target: job.target,
-            }),
-        );
+    if let Some(job) = job {
+        answer_cancelled(world, walker, job);
     }
     end_walk(world, walker, StopReason::Stopped);
 }
@@ -509,14 +503,7 @@ fn complete_job(
         None => {
             entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
             match job.kind {
-                JobKind::Request => emit(
-                    world,
-                    Outcome::Unreachable(PathUnreachable {
-                        entity: walker,
-                        request: job.request,
-                        target: job.target,
-                    }),
-                ),
+                JobKind::Request => answer_unreachable(world, walker, job.request, job.target),
                 JobKind::Replan => end_walk(world, walker, StopReason::Blocked),
             }
         }
@@ -584,7 +571,8 @@ pub(crate) fn start_jobs(
             _ => (position, None),
         };
         let mapping = basis.mapping;
-        let start = mapping.clamp_to_mask(mapping.world_to_mask(from));
+        let from_mask = mapping.world_to_mask(from);
+        let start = mapping.clamp_to_mask(from_mask);
         let goal = mapping.clamp_to_mask(mapping.world_to_mask(job.target));
         let (Some((start, _)), Some((goal, clamped))) = (start, goal) else {
             warn!(
@@ -596,7 +584,7 @@ pub(crate) fn start_jobs(
         };
         job.start = Some(PlanStart {
             world: from,
-            mask: mapping.world_to_mask(from),
+            mask: from_mask,
             on_path,
         });
         let query = PlanQuery {
