@@ -12,16 +12,24 @@ pub struct MaskLimits {
     pub max_height: u32,
     /// Largest accepted `width * height`.
     pub max_pixels: u64,
+    /// The most bytes reading and decoding one mask may allocate: [`WalkMask::open`]
+    /// reads at most this many bytes of a file, and a decode fails with
+    /// [`MaskError::OverBudget`] before its pixel buffers and the mask itself would
+    /// need more. PNGs and GIFs need about one byte per pixel, BMPs one byte plus
+    /// their own pixel size. Lower it to bound what a hostile file can make a game
+    /// allocate.
+    pub max_alloc_bytes: u64,
 }
 
 impl Default for MaskLimits {
-    /// 16384 x 16384 at most, and at most 8192 x 8192 pixels in all
-    /// (a 4K room is 3840 x 2160).
+    /// 16384 x 16384 at most, at most 8192 x 8192 pixels in all (a 4K room is
+    /// 3840 x 2160), and 512 MiB of allocations.
     fn default() -> Self {
         Self {
             max_width: 16384,
             max_height: 16384,
             max_pixels: 8192 * 8192,
+            max_alloc_bytes: 512 << 20,
         }
     }
 }
@@ -128,6 +136,33 @@ pub enum MaskError {
         /// What is wrong.
         message: String,
     },
+    /// The file is malformed in a way the decoder would not report or would crash on
+    /// (for example a PNG palette that is not whole colours, a palette index past the
+    /// palette's end under a colour rule, run-length data that overruns its rows).
+    #[error("the walk mask file is corrupt: {0}")]
+    Corrupt(String),
+    /// A third-party image decoder panicked on this file. The panic was caught (its
+    /// message is kept here) so that a corrupt file cannot crash the game; the
+    /// process's panic hook still prints it. Builds with `panic = "abort"` cannot
+    /// catch it.
+    #[error("the image decoder failed on this file: {0}")]
+    DecoderPanic(String),
+    /// Decoding would allocate more than [`MaskLimits::max_alloc_bytes`].
+    #[error("decoding the walk mask needs {needed} bytes, over the budget of {budget} bytes")]
+    OverBudget {
+        /// Bytes the decode would have allocated in all.
+        needed: u64,
+        /// [`MaskLimits::max_alloc_bytes`].
+        budget: u64,
+    },
+    /// The file is larger than [`MaskLimits::max_alloc_bytes`]; reading stopped there.
+    #[error("{path} is larger than the limit of {limit} bytes")]
+    FileTooLarge {
+        /// The path.
+        path: String,
+        /// [`MaskLimits::max_alloc_bytes`].
+        limit: u64,
+    },
     /// The file could not be read.
     #[error("could not read {path}: {source}")]
     Io {
@@ -156,6 +191,42 @@ impl std::fmt::Debug for WalkMask {
             .field("height", &self.height)
             .finish_non_exhaustive()
     }
+}
+
+/// Reads at most `limit` bytes of the file at `path`; more is an error.
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, MaskError> {
+    use std::io::Read;
+    let io = |source| MaskError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let too_large = || MaskError::FileTooLarge {
+        path: path.display().to_string(),
+        limit,
+    };
+    // A regular file says its size: refuse at once rather than read up to the limit.
+    let known = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if known.is_some_and(|len| len > limit) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    if let Some(len) = known {
+        bytes
+            .try_reserve_exact(len as usize)
+            .map_err(|_| too_large())?;
+    }
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// Checks a size against limits.
@@ -261,29 +332,42 @@ impl WalkMask {
         crate::mask_decode::decode(bytes, rule, limits)
     }
 
-    /// Parses a Moving AI benchmark `.map` file: `.`, `G` and `S` are area 1,
-    /// everything else is blocked.
+    /// Parses a Moving AI benchmark `.map` file: `.`, `G` and `S` are area 1, `@`,
+    /// `O`, `T` and `W` are blocked, and any other character is an error.
     pub fn parse_movingai(text: &str) -> Result<Self, MaskError> {
         crate::mask_decode::parse_movingai(text, &MaskLimits::default())
     }
 
-    /// Reads a mask from a file: `.map` files as Moving AI maps (the rule is
-    /// ignored), everything else as an image decoded by `rule`.
+    /// Reads a mask from a file with the default limits: `.map` files as Moving AI
+    /// maps (the rule is ignored), everything else as an image decoded by `rule`.
     pub fn open(path: impl AsRef<Path>, rule: &DecodeRule) -> Result<Self, MaskError> {
+        Self::open_with_limits(path, rule, &MaskLimits::default())
+    }
+
+    /// Reads a mask from a file, checked against `limits`: at most
+    /// [`MaskLimits::max_alloc_bytes`] bytes of the file are read (so a device or a
+    /// pipe that never ends fails with [`MaskError::FileTooLarge`]).
+    pub fn open_with_limits(
+        path: impl AsRef<Path>,
+        rule: &DecodeRule,
+        limits: &MaskLimits,
+    ) -> Result<Self, MaskError> {
         let path = path.as_ref();
-        let io = |source| MaskError::Io {
-            path: path.display().to_string(),
-            source,
-        };
+        let bytes = read_limited(path, limits.max_alloc_bytes)?;
         let is_map = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("map"));
         if is_map {
-            let text = std::fs::read_to_string(path).map_err(io)?;
-            Self::parse_movingai(&text)
+            let text = String::from_utf8(bytes).map_err(|e| MaskError::MovingAi {
+                line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count(),
+                message: "the file is not UTF-8 text".to_string(),
+            })?;
+            crate::mask_decode::parse_movingai(&text, limits)
         } else {
-            let bytes = std::fs::read(path).map_err(io)?;
-            Self::decode(&bytes, rule)
+            Self::decode_with_limits(&bytes, rule, limits)
         }
     }
 

@@ -7,6 +7,9 @@ use std::path::PathBuf;
 
 use image::{DynamicImage, ImageBuffer, ImageFormat, Luma, LumaA, Rgb, RgbImage, Rgba, RgbaImage};
 use proptest::prelude::*;
+mod support;
+
+use support::files::chunk;
 use walkmask::{AreaColor, AreaSet, ColorChannel, DecodeRule, MaskError, MaskLimits, WalkMask};
 
 // ---------------------------------------------------------------------------------
@@ -140,32 +143,6 @@ fn shared_data() -> PathBuf {
         .expect("the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it")
 }
 
-/// CRC-32 (ISO-HDLC), as PNG chunks use.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
-    let mut out = (data.len() as u32).to_be_bytes().to_vec();
-    out.extend_from_slice(kind);
-    out.extend_from_slice(data);
-    let mut crc_input = kind.to_vec();
-    crc_input.extend_from_slice(data);
-    out.extend_from_slice(&crc32(&crc_input).to_be_bytes());
-    out
-}
-
 /// A handcrafted PNG: a valid header (RGBA, 8-bit) claiming `width x height`, one
 /// small zlib stream and the end chunk.
 fn forged_png(width: u32, height: u32) -> Vec<u8> {
@@ -185,6 +162,7 @@ fn small_limits() -> MaskLimits {
         max_width: 8,
         max_height: 8,
         max_pixels: 64,
+        ..MaskLimits::default()
     }
 }
 
@@ -976,8 +954,9 @@ proptest! {
         let decoded = areas(&bytes, &DecodeRule::Luma);
         for ((source, converted), &area) in image.pixels().zip(grey.pixels()).zip(&decoded) {
             let [r, g, b, _] = source.0.map(u32::from);
-            // Luma exactly 127.5: the crate's float arithmetic may land either side.
-            if 2126 * r + 7152 * g + 722 * b == 1_275_000 {
+            // Luma within 0.05 of 127.5: the crate's colour-space conversion (float
+            // arithmetic) may land either side (254, 96, 67 is 127.497 and becomes 128).
+            if (2126 * r + 7152 * g + 722 * b).abs_diff(1_275_000) <= 500 {
                 continue;
             }
             prop_assert_eq!(area, u8::from(converted[0] >= 128 && converted[1] >= 128));

@@ -9,6 +9,8 @@
 //! squeeze between pixels that meet only at a corner).
 #![allow(dead_code)]
 
+pub mod files;
+
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
