@@ -35,6 +35,12 @@ pub(crate) fn octile(dx: u32, dy: u32) -> u32 {
 /// Reusable buffers for fills: after the first query on a grid size, no
 /// `width x height` allocation happens again; only the pixels a query touched are
 /// reset after it.
+///
+/// The bucket queue keeps its capacity from one query to the next, but never more
+/// than twice what the last query pushed or one entry per grid pixel, whichever is
+/// larger: each of its 128 buckets would otherwise keep the largest size any past
+/// query gave it, and a pathfinder that lives as long as a game would creep up to
+/// several times the memory of its largest query.
 #[derive(Default)]
 pub struct FillScratch {
     pub(crate) dist: Vec<u32>,
@@ -111,8 +117,23 @@ impl FillScratch {
             return FillOutcome::default();
         }
         match target {
-            Some(t) => self.run::<true>(grid, source, t),
+            Some(t) => {
+                let (outcome, pushed) = self.run::<true>(grid, source, t);
+                self.bound_buckets(pushed, labels.len());
+                outcome
+            }
             None => self.run_full(grid, source),
+        }
+    }
+
+    /// Releases the buckets when together they hold more than twice the entries the
+    /// last fill pushed and more than one entry per grid pixel.
+    fn bound_buckets(&mut self, pushed: usize, pixels: usize) {
+        let held: usize = self.buckets.iter().map(Vec::capacity).sum();
+        if held > pixels.max(2 * pushed) {
+            for bucket in &mut self.buckets {
+                *bucket = Vec::new();
+            }
         }
     }
 
@@ -211,13 +232,13 @@ impl FillScratch {
     }
 
     /// The bucket-queue loop. `TOWARD` orders by distance plus the octile estimate to
-    /// `target` and stops when it is settled.
+    /// `target` and stops when it is settled. Also returns how many entries it pushed.
     fn run<const TOWARD: bool>(
         &mut self,
         grid: &NavGrid,
         source: usize,
         target: usize,
-    ) -> FillOutcome {
+    ) -> (FillOutcome, usize) {
         let labels = grid.labels();
         let pw = grid.padded_width();
         let (tx, ty) = if TOWARD {
@@ -246,6 +267,7 @@ impl FillScratch {
         // Bit b set <=> bucket b is not empty: empty keys are skipped in one step.
         let mut occupied: u128 = 1u128 << (key & BUCKET_MASK);
         let mut settled = 0usize;
+        let mut pushed = 1usize;
         let mut reached = false;
 
         'outer: while occupied != 0 {
@@ -294,6 +316,7 @@ impl FillScratch {
                             // SAFETY: b < BUCKETS == buckets.len().
                             unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));
                             occupied |= 1u128 << b;
+                            pushed += 1;
                         }
                     }};
                 }
@@ -324,7 +347,7 @@ impl FillScratch {
             }
             occupied &= !(1u128 << slot);
         }
-        FillOutcome { reached, settled }
+        (FillOutcome { reached, settled }, pushed)
     }
 }
 

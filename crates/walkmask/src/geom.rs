@@ -66,5 +66,6 @@ pub fn polyline_length(points: &[Point]) -> f32 {
             let dy = (w[1].y - w[0].y) as f64;
             dx.hypot(dy)
         })
-        .sum::<f64>() as f32
+        // Not `sum`: the sum of no floats is -0.0, which would print as "-0".
+        .fold(0.0f64, |total, d| total + d) as f32
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::snap::EdgeIndex;
 use crate::{AreaSet, Point, WalkMask};
 
 /// A [`WalkMask`] prepared for queries with one [`AreaSet`].
@@ -30,6 +31,8 @@ struct Inner {
     labels: Vec<u32>,
     region_count: u32,
     walkable_count: usize,
+    /// Edge pixels by row and by region, for snapping.
+    edges: EdgeIndex,
 }
 
 impl std::fmt::Debug for NavGrid {
@@ -80,6 +83,7 @@ impl NavGrid {
                 }
             }
         }
+        let edges = EdgeIndex::new(&labels, w, h, region_count);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Self {
             inner: Arc::new(Inner {
@@ -89,6 +93,7 @@ impl NavGrid {
                 labels,
                 region_count,
                 walkable_count,
+                edges,
             }),
         }
     }
@@ -99,9 +104,14 @@ impl NavGrid {
         self.inner.id
     }
 
-    /// Bytes held by the region labels.
+    /// Bytes held by the region labels and the snapping index.
     pub fn memory_bytes(&self) -> usize {
-        self.inner.labels.capacity() * 4
+        self.inner.labels.capacity() * 4 + self.inner.edges.memory_bytes()
+    }
+
+    /// The edge pixels, for snapping.
+    pub(crate) fn edges(&self) -> &EdgeIndex {
+        &self.inner.edges
     }
 
     /// The mask.

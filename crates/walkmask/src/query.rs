@@ -7,7 +7,7 @@ use crate::geom::polyline_length;
 use crate::los::line_of_sight;
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
-use crate::snap::{nearest_in_region, nearest_walkable};
+use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
 use crate::trace::trace_downhill;
 use crate::{DistanceField, NavGrid, Point};
 
@@ -158,13 +158,15 @@ pub fn resolve_endpoints(
 ) -> Result<Option<Endpoints>, QueryError> {
     check_point(grid, start, "start")?;
     check_point(grid, goal, "destination")?;
+    let goal_pixel = goal.pixel().expect("checked");
+    let goal_region = grid.region(goal_pixel.0, goal_pixel.1);
     let (mut start, mut start_pixel) = (start, start.pixel().expect("checked"));
     let mut start_moved = false;
     let region = match grid.region(start_pixel.0, start_pixel.1) {
         Some(r) => r,
         None => {
             start_moved = true;
-            let Some(p) = nearest_walkable(grid, start) else {
+            let Some(p) = step_off_blocked_start(grid, start, goal, goal_region) else {
                 return Ok(None);
             };
             start_pixel = p;
@@ -172,8 +174,7 @@ pub fn resolve_endpoints(
             grid.region(p.0, p.1).expect("walkable")
         }
     };
-    let goal_pixel = goal.pixel().expect("checked");
-    if grid.region(goal_pixel.0, goal_pixel.1) == Some(region) {
+    if goal_region == Some(region) {
         return Ok(Some(Endpoints {
             start,
             start_pixel,
@@ -195,6 +196,40 @@ pub fn resolve_endpoints(
         snapped: true,
         start_moved,
     }))
+}
+
+/// Where a walker standing on a blocked pixel at `start` steps first: the nearest
+/// walkable pixel. Among equally near ones it takes one in the goal's region, else
+/// one whose region comes nearest to the goal, so that a tie never strands the walk.
+fn step_off_blocked_start(
+    grid: &NavGrid,
+    start: Point,
+    goal: Point,
+    goal_region: Option<u32>,
+) -> Option<(u32, u32)> {
+    let nearest = nearest_pixels(grid, start, SnapTarget::Walkable);
+    let region_of = |p: &(u32, u32)| grid.region(p.0, p.1).expect("walkable");
+    if nearest
+        .iter()
+        .all(|p| region_of(p) == region_of(&nearest[0]))
+    {
+        return nearest.first().copied();
+    }
+    if let Some(p) = nearest.iter().find(|p| Some(region_of(p)) == goal_region) {
+        return Some(*p);
+    }
+    let gap_to_goal = |p: &(u32, u32)| {
+        let q = nearest_in_region(grid, goal, region_of(p)).expect("the region has p");
+        let (dx, dy) = (
+            q.0 as f64 + 0.5 - goal.x as f64,
+            q.1 as f64 + 0.5 - goal.y as f64,
+        );
+        dx * dx + dy * dy
+    };
+    nearest
+        .iter()
+        .min_by(|a, b| gap_to_goal(a).total_cmp(&gap_to_goal(b)))
+        .copied()
 }
 
 fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), QueryError> {
