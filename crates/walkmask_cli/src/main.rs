@@ -6,7 +6,7 @@ mod coords;
 mod render;
 mod rules;
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -264,49 +264,117 @@ fn run_path(args: &PathArgs) -> Result<(), Failure> {
     print_one(&Answer::from_result(result, micros))
 }
 
-fn read_input(path: &Path) -> Result<String, Failure> {
-    let mut text = String::new();
-    let read = if path.as_os_str() == "-" {
-        io::stdin().read_to_string(&mut text).map(|_| ())
+/// The longest query line read; longer lines are answered with an error object.
+const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// A query or scenario file read line by line.
+type Input = io::BufReader<Box<dyn Read>>;
+
+/// Opens a query or scenario file (`-` is standard input) to be read line by line.
+fn open_input(path: &Path) -> Result<Input, Failure> {
+    let source: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(io::stdin())
     } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text).map(|_| ()))
+        Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| Failure::Input(format!("could not read {}: {e}", path.display())))?,
+        )
     };
-    read.map_err(|e| Failure::Input(format!("could not read {}: {e}", path.display())))?;
-    Ok(text)
+    Ok(io::BufReader::with_capacity(1 << 16, source))
+}
+
+/// Whether reading the next line may wait for input (no whole line is buffered):
+/// answers written so far are flushed first, so a program feeding queries through a
+/// pipe gets each answer as soon as it is computed.
+fn may_block(input: &Input) -> bool {
+    !input.buffer().contains(&b'\n')
+}
+
+/// Reads the next line into `buf` (without its line end; a UTF-8 byte-order mark
+/// before the first line is dropped). `Ok(None)` at the end of the input;
+/// `Ok(Some(Err(message)))` for a line that is too long or not UTF-8 text. Memory
+/// stays within [`MAX_LINE_BYTES`] whatever the input.
+fn next_line<'a>(
+    input: &mut Input,
+    n: usize,
+    buf: &'a mut Vec<u8>,
+) -> io::Result<Option<Result<&'a str, String>>> {
+    buf.clear();
+    let read = input
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', buf)?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE_BYTES {
+        input.skip_until(b'\n')?;
+        return Ok(Some(Err(format!(
+            "the line is longer than {MAX_LINE_BYTES} bytes"
+        ))));
+    }
+    let mut line = &buf[..];
+    if n == 1 {
+        line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    }
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    Ok(Some(std::str::from_utf8(line).map_err(|e| {
+        format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1)
+    })))
 }
 
 fn run_batch(args: &BatchArgs) -> Result<(), Failure> {
-    // Read the query file before the mask so a missing file fails fast.
-    let (text, is_scen) = match (&args.queries, &args.scen) {
-        (Some(q), _) => (read_input(q)?, false),
-        (None, Some(s)) => (read_input(s)?, true),
+    // Open the query file before loading the mask so a missing file fails fast.
+    let (file, is_scen) = match (&args.queries, &args.scen) {
+        (Some(q), _) => (q, false),
+        (None, Some(s)) => (s, true),
         (None, None) => unreachable!("clap requires --queries or --scen"),
     };
+    let mut input = open_input(file)?;
     let grid = load_grid(&args.mask)?;
     let mut answerer = Answerer::new(&grid, args.planner.planner, args.planner.options());
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut emit = |answer: &Answer| -> Result<(), Failure> {
-        serde_json::to_writer(&mut out, answer).map_err(io::Error::from)?;
+    let emit = |out: &mut BufWriter<_>, answer: &Answer| -> Result<(), Failure> {
+        serde_json::to_writer(&mut *out, answer).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
         Ok(())
     };
+    let read_error =
+        |e: io::Error| Failure::Input(format!("could not read {}: {e}", file.display()));
 
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let mut buf = Vec::new();
+    let mut n = 0;
     if is_scen {
-        let header = lines.by_ref().find(|(_, l)| !l.trim().is_empty());
-        match header {
-            Some((_, l)) if l.trim_start().starts_with("version") => {}
-            _ => {
-                return Err(Failure::Input(format!(
-                    "{} is not a Moving AI scenario file: it does not start with `version 1`",
-                    args.scen.as_deref().unwrap_or(Path::new("-")).display()
-                )));
+        let header = loop {
+            n += 1;
+            match next_line(&mut input, n, &mut buf).map_err(read_error)? {
+                Some(Ok(l)) if l.trim().is_empty() => continue,
+                Some(Ok(l)) => break l.trim_start().starts_with("version"),
+                _ => break false,
             }
+        };
+        if !header {
+            return Err(Failure::Input(format!(
+                "{} is not a Moving AI scenario file: it does not start with `version 1`",
+                file.display()
+            )));
         }
     }
     let (w, h) = (grid.width(), grid.height());
-    for (n, line) in lines {
+    loop {
+        n += 1;
+        if may_block(&input) {
+            out.flush()?;
+        }
+        let line = match next_line(&mut input, n, &mut buf).map_err(read_error)? {
+            None => break,
+            Some(Err(problem)) => {
+                emit(&mut out, &Answer::error(format!("line {n}: {problem}")))?;
+                continue;
+            }
+            Some(Ok(line)) => line,
+        };
         let trimmed = line.trim();
         if trimmed.is_empty() || (!is_scen && trimmed.starts_with('#')) {
             continue;
@@ -345,7 +413,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), Failure> {
                 }
             }
         };
-        emit(&answer)?;
+        emit(&mut out, &answer)?;
     }
     out.flush()?;
     Ok(())

@@ -791,3 +791,69 @@ fn unusable_input_exits_2_with_one_line() {
     assert!(r.stderr.contains("missing.png"), "{}", r.stderr);
     assert_eq!(run(["--help"]).code, 0);
 }
+
+#[test]
+fn batch_lines_that_are_not_utf8_or_start_with_a_byte_order_mark() {
+    let dir = TempDir::new("bytes");
+    let mask = room_png(&dir);
+    let mut bytes = b"\xEF\xBB\xBF2 2 17 2\r\n1 1 \xFF 4\n".to_vec();
+    bytes.extend_from_slice(&vec![b'7'; 70_000]);
+    bytes.extend_from_slice(b"\n3 3 3 3\n");
+    let queries = dir.write("q.txt", bytes);
+    let r = run(["batch", s(&mask), "--queries", s(&queries)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let o = r.objects();
+    let statuses: Vec<&str> = o.iter().map(|v| v["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["found", "error", "error", "found"]);
+    let error = |i: usize| o[i]["error"].as_str().unwrap().to_string();
+    assert!(error(1).starts_with("line 2: not UTF-8"), "{}", error(1));
+    assert!(
+        error(2).starts_with("line 3:") && error(2).contains("longer"),
+        "{}",
+        error(2)
+    );
+    // A one-point path has length 0, not -0.
+    assert_eq!(waypoints(&o[3]), vec![(3.5, 3.5)]);
+    let line = r.stdout.lines().nth(3).unwrap();
+    assert!(line.contains("\"length\":0.0"), "{line}");
+}
+
+#[test]
+fn endless_inputs_are_refused_or_answered_as_they_arrive() {
+    let dir = TempDir::new("endless");
+    let mask = room_png(&dir);
+    // A mask that never ends is refused at the read limit.
+    let r = run(["path", "/dev/zero", "--from", "1,1", "--to", "2,2"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("larger than the limit"), "{}", r.stderr);
+    // A query stream is answered line by line as it arrives, before it ends.
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_walkmask"))
+        .args(["batch", s(&mask), "--queries", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"2 2 17 2\n").unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (sender, first_answer) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        sender.send(first).unwrap();
+        stdout.lines().count()
+    });
+    // Waiting only guards against a hang: the answer comes in milliseconds.
+    let first = first_answer
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("no answer while the input was still open");
+    assert!(first.contains("\"found\""), "{first}");
+    for _ in 0..20_000 {
+        stdin.write_all(b"2 2 17 2\n1 1 1 1\n").unwrap();
+    }
+    drop(stdin);
+    assert_eq!(reader.join().unwrap(), 40_000);
+    assert!(child.wait().unwrap().success());
+}
