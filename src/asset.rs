@@ -167,6 +167,22 @@ pub struct WalkMaskLoaderSettings {
     /// The decoding rule; the default is [`walkmask::DecodeRule::Luma`] (light
     /// pixels walkable, area 1).
     pub rule: walkmask::DecodeRule,
+    /// The most bytes loading may read and decoding may allocate
+    /// ([`walkmask::MaskLimits::max_alloc_bytes`]); `None` keeps the core's default.
+    /// A file larger than this fails with [`walkmask::MaskError::FileTooLarge`]
+    /// without being read further.
+    pub max_alloc_bytes: Option<u64>,
+}
+
+impl WalkMaskLoaderSettings {
+    /// The limits a load decodes with.
+    pub fn limits(&self) -> walkmask::MaskLimits {
+        let mut limits = walkmask::MaskLimits::default();
+        if let Some(bytes) = self.max_alloc_bytes {
+            limits.max_alloc_bytes = bytes;
+        }
+        limits
+    }
 }
 
 /// Why a walk mask could not be loaded.
@@ -229,21 +245,30 @@ impl AssetLoader for WalkMaskLoader {
         settings: &Self::Settings,
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
+        use bevy::tasks::futures_lite::AsyncReadExt;
         let path = load_context.path().to_string();
+        let limits = settings.limits();
+        // Read one byte past the limit to tell a file of exactly the limit from a
+        // longer one; a source that never ends stops there.
         let mut bytes = Vec::new();
-        reader
+        AsyncReadExt::take(&mut *reader, limits.max_alloc_bytes.saturating_add(1))
             .read_to_end(&mut bytes)
             .await
             .map_err(|source| WalkMaskLoadError::Io {
                 path: path.clone(),
                 source,
             })?;
-        let mask = walkmask::WalkMask::decode_with_limits(
-            &bytes,
-            &settings.rule,
-            &walkmask::MaskLimits::default(),
-        )
-        .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
+        if bytes.len() as u64 > limits.max_alloc_bytes {
+            return Err(WalkMaskLoadError::Decode {
+                source: walkmask::MaskError::FileTooLarge {
+                    path: path.clone(),
+                    limit: limits.max_alloc_bytes,
+                },
+                path,
+            });
+        }
+        let mask = walkmask::WalkMask::decode_with_limits(&bytes, &settings.rule, &limits)
+            .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
         Ok(WalkMask::new(mask))
     }
 

@@ -637,6 +637,40 @@ fn a_corrupt_mask_fails_to_load_and_requests_are_unreachable() {
 }
 
 #[test]
+fn a_mask_file_over_the_loaders_byte_limit_fails_without_being_read_whole() {
+    let mut app = test_app();
+    let size = std::fs::metadata(asset_file("generated/room.walk.png"))
+        .unwrap()
+        .len();
+    let load = |app: &mut App, limit: u64| -> Handle<WalkMask> {
+        app.world()
+            .resource::<AssetServer>()
+            .load_builder()
+            .with_settings(move |s: &mut WalkMaskLoaderSettings| s.max_alloc_bytes = Some(limit))
+            .load("generated/room.walk.png")
+    };
+    let refused = load(&mut app, size - 1);
+    wait_for(&mut app, LOAD_UPDATES, |w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&refused),
+            LoadState::Failed(_)
+        )
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&refused)
+    else {
+        unreachable!()
+    };
+    assert!(
+        error.to_string().contains("larger than the limit"),
+        "{error}"
+    );
+    // With room for the file and its decoding, the same file loads.
+    let mut app = test_app();
+    let loaded = load(&mut app, size + (1 << 20));
+    wait_loaded(&mut app, &loaded);
+}
+
+#[test]
 fn requests_wait_for_the_mask_and_fail_without_a_room() {
     let mut app = test_app();
     // No room at all.
