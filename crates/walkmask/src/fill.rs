@@ -24,6 +24,8 @@ pub const UNREACHED: u32 = u32::MAX;
 
 const BUCKETS: usize = 128; // > 2 * DIAGONAL, power of two
 const BUCKET_MASK: u32 = BUCKETS as u32 - 1;
+/// Bucket entries kept whatever the last fill pushed (64 KiB).
+const BUCKET_SLACK: usize = 8192;
 
 /// Octile estimate of the distance between two pixels.
 #[inline]
@@ -37,8 +39,7 @@ pub(crate) fn octile(dx: u32, dy: u32) -> u32 {
 /// reset after it.
 ///
 /// The bucket queue keeps its capacity from one query to the next, but never more
-/// than twice what the last query pushed or one entry per grid pixel, whichever is
-/// larger: each of its 128 buckets would otherwise keep the largest size any past
+/// than twice what the last query pushed: each of its 128 buckets would otherwise keep the largest size any past
 /// query gave it, and a pathfinder that lives as long as a game would creep up to
 /// several times the memory of its largest query.
 #[derive(Default)]
@@ -119,7 +120,7 @@ impl FillScratch {
         match target {
             Some(t) => {
                 let (outcome, pushed) = self.run::<true>(grid, source, t);
-                self.bound_buckets(pushed, labels.len());
+                self.bound_buckets(pushed);
                 outcome
             }
             None => self.run_full(grid, source),
@@ -127,10 +128,10 @@ impl FillScratch {
     }
 
     /// Releases the buckets when together they hold more than twice the entries the
-    /// last fill pushed and more than one entry per grid pixel.
-    fn bound_buckets(&mut self, pushed: usize, pixels: usize) {
+    /// last fill pushed (plus a little, so that small fills keep theirs).
+    fn bound_buckets(&mut self, pushed: usize) {
         let held: usize = self.buckets.iter().map(Vec::capacity).sum();
-        if held > pixels.max(2 * pushed) {
+        if held > 2 * pushed + BUCKET_SLACK {
             for bucket in &mut self.buckets {
                 *bucket = Vec::new();
             }

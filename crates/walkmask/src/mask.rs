@@ -15,9 +15,9 @@ pub struct MaskLimits {
     /// The most bytes reading and decoding one mask may allocate: [`WalkMask::open`]
     /// reads at most this many bytes of a file, and a decode fails with
     /// [`MaskError::OverBudget`] before its pixel buffers and the mask itself would
-    /// need more. PNGs and GIFs need about one byte per pixel, BMPs one byte plus
-    /// their own pixel size. Lower it to bound what a hostile file can make a game
-    /// allocate.
+    /// need more. PNGs and GIFs need about one byte per pixel; interlaced PNGs and
+    /// BMPs need their decoded pixel size on top. Lower it to bound what a hostile
+    /// file can make a game allocate.
     pub max_alloc_bytes: u64,
 }
 
@@ -335,7 +335,13 @@ impl WalkMask {
     /// Parses a Moving AI benchmark `.map` file: `.`, `G` and `S` are area 1, `@`,
     /// `O`, `T` and `W` are blocked, and any other character is an error.
     pub fn parse_movingai(text: &str) -> Result<Self, MaskError> {
-        crate::mask_decode::parse_movingai(text, &MaskLimits::default())
+        Self::parse_movingai_with_limits(text, &MaskLimits::default())
+    }
+
+    /// Parses a Moving AI `.map` file, checked against `limits` before the mask is
+    /// allocated.
+    pub fn parse_movingai_with_limits(text: &str, limits: &MaskLimits) -> Result<Self, MaskError> {
+        crate::mask_decode::parse_movingai(text, limits)
     }
 
     /// Reads a mask from a file with the default limits: `.map` files as Moving AI

@@ -18,6 +18,7 @@ mod report;
 mod rng;
 mod runner;
 mod seed000;
+mod snapping;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -43,7 +44,7 @@ struct Args {
     /// Draw a chart of the median times to this PNG file.
     #[arg(long, value_name = "FILE.png")]
     chart: Option<PathBuf>,
-    /// Only masks whose name contains this text.
+    /// Only masks whose name contains this text (`snapping`: only the snapping table).
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
 }
@@ -422,6 +423,13 @@ fn main() {
     );
     for n in notes.iter().chain(&skipped_masks) {
         println!("   note: {n}");
+    }
+    if args
+        .filter
+        .as_ref()
+        .is_none_or(|f| "snapping".contains(f.as_str()))
+    {
+        snapping::run(args.quick);
     }
     let total = started.elapsed().as_secs_f64();
     let load_end = runner::load_average();

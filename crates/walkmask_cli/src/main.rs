@@ -3,17 +3,21 @@
 
 mod answer;
 mod coords;
+#[cfg(test)]
+mod fuzz_checks;
+mod lines;
 mod render;
 mod rules;
 
-use std::io::{self, BufRead, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use walkmask::{AreaColor, AreaSet, DistanceField, NavGrid, PathOptions, Point, WalkMask};
 
 use answer::{Answer, Answerer, Planner};
+use lines::{may_block, next_line, open_input};
 use rules::RuleArg;
 
 const COORDINATES: &str = "\
@@ -264,65 +268,6 @@ fn run_path(args: &PathArgs) -> Result<(), Failure> {
     print_one(&Answer::from_result(result, micros))
 }
 
-/// The longest query line read; longer lines are answered with an error object.
-const MAX_LINE_BYTES: usize = 64 << 10;
-
-/// A query or scenario file read line by line.
-type Input = io::BufReader<Box<dyn Read>>;
-
-/// Opens a query or scenario file (`-` is standard input) to be read line by line.
-fn open_input(path: &Path) -> Result<Input, Failure> {
-    let source: Box<dyn Read> = if path.as_os_str() == "-" {
-        Box::new(io::stdin())
-    } else {
-        Box::new(
-            std::fs::File::open(path)
-                .map_err(|e| Failure::Input(format!("could not read {}: {e}", path.display())))?,
-        )
-    };
-    Ok(io::BufReader::with_capacity(1 << 16, source))
-}
-
-/// Whether reading the next line may wait for input (no whole line is buffered):
-/// answers written so far are flushed first, so a program feeding queries through a
-/// pipe gets each answer as soon as it is computed.
-fn may_block(input: &Input) -> bool {
-    !input.buffer().contains(&b'\n')
-}
-
-/// Reads the next line into `buf` (without its line end; a UTF-8 byte-order mark
-/// before the first line is dropped). `Ok(None)` at the end of the input;
-/// `Ok(Some(Err(message)))` for a line that is too long or not UTF-8 text. Memory
-/// stays within [`MAX_LINE_BYTES`] whatever the input.
-fn next_line<'a>(
-    input: &mut Input,
-    n: usize,
-    buf: &'a mut Vec<u8>,
-) -> io::Result<Option<Result<&'a str, String>>> {
-    buf.clear();
-    let read = input
-        .take(MAX_LINE_BYTES as u64 + 1)
-        .read_until(b'\n', buf)?;
-    if read == 0 {
-        return Ok(None);
-    }
-    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE_BYTES {
-        input.skip_until(b'\n')?;
-        return Ok(Some(Err(format!(
-            "the line is longer than {MAX_LINE_BYTES} bytes"
-        ))));
-    }
-    let mut line = &buf[..];
-    if n == 1 {
-        line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    }
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    Ok(Some(std::str::from_utf8(line).map_err(|e| {
-        format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1)
-    })))
-}
-
 fn run_batch(args: &BatchArgs) -> Result<(), Failure> {
     // Open the query file before loading the mask so a missing file fails fast.
     let (file, is_scen) = match (&args.queries, &args.scen) {
@@ -330,7 +275,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), Failure> {
         (None, Some(s)) => (s, true),
         (None, None) => unreachable!("clap requires --queries or --scen"),
     };
-    let mut input = open_input(file)?;
+    let mut input = open_input(file).map_err(Failure::Input)?;
     let grid = load_grid(&args.mask)?;
     let mut answerer = Answerer::new(&grid, args.planner.planner, args.planner.options());
     let stdout = io::stdout();

@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod fuzz_checks;
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
