@@ -3,7 +3,7 @@
 //! The nearest pixel of a set to a point outside it is always on the set's edge (a
 //! pixel with a blocked side neighbour): from any other pixel, a step toward the
 //! point comes no farther. So each [`NavGrid`] keeps its edge pixels, once in row
-//! order and once grouped by region ([`EdgeIndex`], built with the grid), and a
+//! order and once grouped by region (built with the grid), and a
 //! query looks at the rows around the point outward, one binary search per row,
 //! until no nearer row can remain. The cost grows with the distance to the answer in
 //! rows, not with its square: snapping across a whole 8192 x 8192 mask looks at
