@@ -5,24 +5,8 @@
 mod support;
 
 use proptest::prelude::*;
+use support::Rng;
 use walkmask::{AreaSet, NavGrid, PathOptions, PathStatus, Pathfinder, Point, WalkMask};
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-}
 
 /// A room with scattered furniture and a few long walls with gaps.
 fn furnished_room(width: u32, height: u32, seed: u64) -> NavGrid {

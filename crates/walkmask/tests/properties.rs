@@ -13,32 +13,10 @@ use walkmask::{
     WalkMask,
 };
 
-use support::{check_path_strict, flood, length, walkable};
+use support::{Rng, check_path_strict, flood, length, walkable};
 
 /// Cases per property. The whole file stays well under a minute in the dev profile.
 const CASES: u32 = 8000;
-
-/// SplitMix64: a small deterministic generator for mask structure.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
-    }
-}
 
 /// The kinds of mask the generator draws.
 const KINDS: [&str; 7] = [
