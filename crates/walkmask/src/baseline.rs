@@ -424,6 +424,7 @@ mod tests {
         let g = NavGrid::new(WalkMask::from_fn(20, 20, |_, _| 1).unwrap(), AreaSet::all());
         let options = PathOptions {
             beautify: false,
+            taut: false,
             ..PathOptions::default()
         };
         let (a, b) = (Point::new(0.5, 0.5), Point::new(19.5, 9.5));

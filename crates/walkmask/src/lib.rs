@@ -47,6 +47,7 @@ pub mod query;
 pub mod simplify;
 pub mod smooth;
 pub mod snap;
+pub mod taut;
 pub mod trace;
 
 pub use areas::AreaSet;

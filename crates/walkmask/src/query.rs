@@ -8,6 +8,7 @@ use crate::los::line_of_sight;
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
 use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
+use crate::taut::tauten;
 use crate::trace::trace_downhill;
 use crate::{DistanceField, NavGrid, Point};
 
@@ -118,6 +119,9 @@ pub struct PathOptions {
     pub snap_destination: bool,
     /// Line-of-sight shortcuts after the trace. Default: true.
     pub beautify: bool,
+    /// Pull the path taut after the shortcuts ([`crate::taut`]): the shortest path
+    /// round the same obstacles, turning at their corners. Default: true.
+    pub taut: bool,
 }
 
 impl Default for PathOptions {
@@ -125,6 +129,7 @@ impl Default for PathOptions {
         Self {
             snap_destination: true,
             beautify: true,
+            taut: true,
         }
     }
 }
@@ -254,7 +259,7 @@ fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), Quer
 
 /// Builds the final waypoints from a pixel chain running from the start pixel to the
 /// end pixel: pixel centres, collinear runs dropped, the exact start and end points
-/// put at the ends, then beautified.
+/// put at the ends, then beautified and pulled taut (as `options` say).
 pub fn finish_path(
     grid: &NavGrid,
     pixels: &[(u32, u32)],
@@ -276,6 +281,9 @@ pub fn finish_path(
     }
     if options.beautify {
         beautify(grid, &mut path);
+    }
+    if options.taut {
+        tauten(grid, &mut path);
     }
     path
 }

@@ -174,7 +174,7 @@ impl EdgeIndex {
     }
 
     /// The x of row `y`'s edge pixels, ascending.
-    fn row(&self, y: u32) -> &[u32] {
+    pub(crate) fn row(&self, y: u32) -> &[u32] {
         let y = y as usize;
         &self.row_x[self.row_start[y] as usize..self.row_start[y + 1] as usize]
     }

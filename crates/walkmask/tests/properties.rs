@@ -322,6 +322,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
 fn no_beautify() -> PathOptions {
     PathOptions {
         beautify: false,
+        taut: false,
         ..PathOptions::default()
     }
 }

@@ -12,6 +12,9 @@ use walkmask::{NavGrid, PathResult, PathStatus};
 pub enum Method {
     /// `walkmask::Pathfinder::find_path` on a prepared grid.
     OursCold,
+    /// `walkmask::Pathfinder::find_path` without pulling the path taut (the cost and
+    /// the length of the taut finishing step, apart).
+    OursNotTaut,
     /// `walkmask::DistanceField::path_to` on a field filled from the start beforehand.
     OursWarm,
     /// Seed 000's pseudocode as written (`seed000`).
@@ -30,8 +33,9 @@ pub enum Method {
 
 impl Method {
     /// All methods, in table order.
-    pub const ALL: [Method; 8] = [
+    pub const ALL: [Method; 9] = [
         Method::OursCold,
+        Method::OursNotTaut,
         Method::OursWarm,
         Method::Seed000,
         Method::FrontierBfs,
@@ -45,6 +49,7 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::OursCold => "ours cold",
+            Method::OursNotTaut => "ours cold, not taut",
             Method::OursWarm => "ours warm",
             Method::Seed000 => "seed-000 ref",
             Method::FrontierBfs => "frontier BFS",
@@ -59,6 +64,7 @@ impl Method {
     pub fn key(self) -> &'static str {
         match self {
             Method::OursCold => "ours_cold",
+            Method::OursNotTaut => "ours_cold_not_taut",
             Method::OursWarm => "ours_warm",
             Method::Seed000 => "seed000",
             Method::FrontierBfs => "frontier_bfs",

@@ -162,6 +162,17 @@ pub fn run_mask(
                         .unwrap_or(Outcome::unreachable(None))
                 })
             }
+            Method::OursNotTaut => {
+                let mut pf = Pathfinder::with_options(PathOptions {
+                    taut: false,
+                    ..PathOptions::default()
+                });
+                run_each(method, queries, b, |q| {
+                    pf.find_path(&grid, center(q.start), center(q.goal))
+                        .map(|r| Outcome::of_result(&r))
+                        .unwrap_or(Outcome::unreachable(None))
+                })
+            }
             Method::OursWarm => {
                 // One field per start, filled before the clicks and timed apart.
                 let mut field: Option<(usize, Option<DistanceField>)> = None;

@@ -133,9 +133,14 @@ struct PlannerArgs {
     no_snap: bool,
 
     /// Keep the traced pixel path instead of straightening it with line-of-sight
-    /// shortcuts.
+    /// shortcuts and pulling it taut.
     #[arg(long)]
     no_beautify: bool,
+
+    /// Keep the line-of-sight shortcuts but do not pull the path taut round
+    /// obstacle corners.
+    #[arg(long)]
+    no_taut: bool,
 }
 
 impl PlannerArgs {
@@ -143,6 +148,7 @@ impl PlannerArgs {
         PathOptions {
             snap_destination: !self.no_snap,
             beautify: !self.no_beautify,
+            taut: !self.no_beautify && !self.no_taut,
         }
     }
 }

@@ -145,6 +145,7 @@ pub fn check_path_query(data: &[u8]) {
     let options = PathOptions {
         snap_destination: options & 1 == 0,
         beautify: options & 2 == 0,
+        taut: options & 4 == 0,
     };
     check_query(&grid, start, goal, &options);
 }

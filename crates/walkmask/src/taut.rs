@@ -1,0 +1,497 @@
+//! Pulling a path taut: the shortest path in the plane that goes round the same
+//! obstacles on the same sides, turning only at obstacle corners.
+//!
+//! The path is a rubber band. For each corner `v` between its neighbours `a` and
+//! `b` whose straight line `a -> b` is not clear, the band from `a` to `b` wraps
+//! round whatever blocks the triangle `a, v, b`: the shortest way from `a` to `b`
+//! that keeps those obstacles on the same side as `v` is the convex hull of `a`, `b`
+//! and the obstacle corners in the triangle, on `v`'s side. `v` is replaced by the
+//! hull's corners, nudged [`CORNER_OFFSET`] off the obstacle into free space so the
+//! pixels they lie in are walkable. Passes repeat until nothing shortens. Every new
+//! segment is checked with [`line_of_sight`], and a replacement that is not shorter
+//! is not made, so the path stays legal and never grows.
+//!
+//! Only obstacle corners matter, and every obstacle corner is a corner of a walkable
+//! pixel with a blocked side neighbour: the grid's edge index lists those pixels by
+//! row, so a triangle costs one binary search per row plus the edge pixels inside
+//! it, not its area.
+
+use crate::los::line_of_sight;
+use crate::{NavGrid, Point};
+
+/// How far a turning point sits off the obstacle corner it wraps (in pixels, along
+/// each axis): 1/256 of a pixel, exact in `f32` for coordinates up to 65536.
+pub const CORNER_OFFSET: f64 = 1.0 / 256.0;
+
+/// At most this many passes over the path.
+const MAX_PASSES: usize = 32;
+
+/// Obstacles of at most this many pixels are tried on both sides.
+const SMALL_OBSTACLE: usize = 64;
+
+/// At most this many rounds of trying the other side of small obstacles.
+const MAX_FLIP_ROUNDS: usize = 4;
+
+/// A point in `f64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct P {
+    x: f64,
+    y: f64,
+}
+
+impl P {
+    fn of(p: Point) -> Self {
+        Self {
+            x: p.x as f64,
+            y: p.y as f64,
+        }
+    }
+
+    fn point(self) -> Point {
+        Point::new(self.x as f32, self.y as f32)
+    }
+
+    fn sub(self, o: P) -> P {
+        P {
+            x: self.x - o.x,
+            y: self.y - o.y,
+        }
+    }
+
+    fn len(self) -> f64 {
+        self.x.hypot(self.y)
+    }
+}
+
+/// `(b - a) x (c - a)`: positive when `c` is left of `a -> b` (y down: clockwise).
+fn cross(a: P, b: P, c: P) -> f64 {
+    let (u, v) = (b.sub(a), c.sub(a));
+    u.x * v.y - u.y * v.x
+}
+
+/// Pulls `path` taut in place (see the module docs). The first and last points never
+/// move.
+///
+/// The grid trace decides which side of each obstacle the path passes, and among
+/// grid paths of equal length that choice can be the longer way round a pillar in
+/// the plane (and differ between a walk and its way back). So once taut, the path
+/// also tries the other side of every small obstacle it wraps (up to
+/// `SMALL_OBSTACLE` pixels, not touching the mask's border) and keeps whichever is
+/// shorter.
+pub fn tauten(grid: &NavGrid, path: &mut Vec<Point>) {
+    let mut corners = Vec::new();
+    pull(grid, path, &mut corners);
+    for _ in 0..MAX_FLIP_ROUNDS {
+        if !flip_small_obstacles(grid, path, &mut corners) {
+            break;
+        }
+        pull(grid, path, &mut corners);
+    }
+}
+
+/// The rubber-band passes.
+fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
+    if path.len() < 3 {
+        return;
+    }
+    for _ in 0..MAX_PASSES {
+        let mut changed = false;
+        let mut i = 1;
+        while i + 1 < path.len() {
+            let (a, v, b) = (path[i - 1], path[i], path[i + 1]);
+            if line_of_sight(grid, a, b) {
+                path.remove(i);
+                changed = true;
+                continue;
+            }
+            if let Some(chain) = wrap(grid, a, v, b, corners) {
+                let count = chain.len();
+                path.splice(i..=i, chain);
+                i += count;
+                changed = true;
+            } else {
+                i += 1;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// The corners the band from `a` to `b` wraps on `v`'s side, when that way is
+/// clear and shorter than `a -> v -> b` by more than a rounding error.
+fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> Option<Vec<Point>> {
+    let (pa, pv, pb) = (P::of(a), P::of(v), P::of(b));
+    let side = cross(pa, pb, pv);
+    if side == 0.0 {
+        return None;
+    }
+    corners.clear();
+    obstacle_corners(grid, pa, pv, pb, corners);
+    // Keep the corners on v's side of a -> b, or on it (a corner exactly on the
+    // line blocks it too): the others cannot bend the band.
+    corners.retain(|&c| cross(pa, pb, c) * side >= 0.0);
+    if corners.is_empty() {
+        return None;
+    }
+    let hull = hull_chain(pa, pb, side, corners);
+    let mut chain = Vec::with_capacity(hull.len());
+    let mut before = pa;
+    for (k, &c) in hull.iter().enumerate() {
+        let after = hull.get(k + 1).copied().unwrap_or(pb);
+        chain.push(nudge(grid, before, c, after, side)?);
+        before = c;
+    }
+    // Clear and shorter, or nothing.
+    let old = pv.sub(pa).len() + pb.sub(pv).len();
+    let mut new = 0.0;
+    let mut from = a;
+    for &p in chain.iter().chain(std::iter::once(&b)) {
+        if !line_of_sight(grid, from, p) {
+            return None;
+        }
+        new += P::of(p).sub(P::of(from)).len();
+        from = p;
+    }
+    (new < old - 1e-6).then_some(chain)
+}
+
+/// Corner `c` moved [`CORNER_OFFSET`] away from the obstacle it wraps: outwards
+/// from the hull (the side of `a -> b` that `side` names), along the bisector of the
+/// two hull edges at `c`, rounded to the diagonal or axis direction. `None` when the
+/// pixel it lands in is not walkable.
+fn nudge(grid: &NavGrid, before: P, c: P, after: P, side: f64) -> Option<Point> {
+    // Outward normals of the edges before -> c and c -> after (pointing to v's side).
+    let normal = |from: P, to: P| {
+        let d = to.sub(from);
+        let n = if side > 0.0 {
+            P { x: -d.y, y: d.x }
+        } else {
+            P { x: d.y, y: -d.x }
+        };
+        let l = n.len().max(f64::MIN_POSITIVE);
+        P {
+            x: n.x / l,
+            y: n.y / l,
+        }
+    };
+    let (n1, n2) = (normal(before, c), normal(c, after));
+    let (dx, dy) = (n1.x + n2.x, n1.y + n2.y);
+    let step = |d: f64| {
+        if d > 1e-9 {
+            CORNER_OFFSET
+        } else if d < -1e-9 {
+            -CORNER_OFFSET
+        } else {
+            0.0
+        }
+    };
+    let p = P {
+        x: c.x + step(dx),
+        y: c.y + step(dy),
+    };
+    let point = p.point();
+    let (x, y) = point.pixel()?;
+    grid.is_walkable(x, y).then_some(point)
+}
+
+/// The convex hull of `a`, `b` and `corners` (all on the `side` of `a -> b`), from
+/// `a` to `b` on that side, without `a` and `b`.
+fn hull_chain(a: P, b: P, side: f64, corners: &mut [P]) -> Vec<P> {
+    // Order along a -> b, then build the chain that keeps every point on the inner
+    // side (a monotone chain in the frame of a -> b; corners project inside or past
+    // the ends, which the hull handles the same way).
+    let dir = b.sub(a);
+    let along = |p: &P| (p.x - a.x) * dir.x + (p.y - a.y) * dir.y;
+    corners.sort_by(|p, q| along(p).total_cmp(&along(q)));
+    let mut chain: Vec<P> = vec![a];
+    for &p in corners.iter().chain(std::iter::once(&b)) {
+        // Pop while the last turn bends inwards. Straight runs are kept: a corner on
+        // the line still has to be stepped round (later passes drop the ones that
+        // are not needed).
+        while chain.len() >= 2 {
+            let n = chain.len();
+            let turn = cross(chain[n - 2], chain[n - 1], p);
+            if turn * side > 0.0 {
+                chain.pop();
+            } else {
+                break;
+            }
+        }
+        chain.push(p);
+    }
+    chain.pop(); // b
+    chain.remove(0); // a
+    chain
+}
+
+/// One round of trying the other side of the small obstacles the path wraps: for
+/// each run of turning points round one small obstacle, the hull of that obstacle
+/// on the other side of the line joining the run's neighbours, kept when it is clear
+/// and shorter. Whether anything changed.
+fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) -> bool {
+    let mut changed = false;
+    let mut i = 1;
+    while i + 1 < path.len() {
+        let Some(obstacle) = small_obstacle_at(grid, path[i]) else {
+            i += 1;
+            continue;
+        };
+        // The run of turning points round this obstacle.
+        let mut j = i;
+        while j + 2 < path.len() && wraps(grid, path[j + 1], &obstacle) {
+            j += 1;
+        }
+        let (a, b) = (path[i - 1], path[j + 1]);
+        let (pa, pb) = (P::of(a), P::of(b));
+        let side = cross(pa, pb, P::of(path[i]));
+        corners.clear();
+        for &(x, y) in &obstacle {
+            for (cx, cy) in [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)] {
+                let c = P {
+                    x: cx as f64,
+                    y: cy as f64,
+                };
+                if cross(pa, pb, c) * side < 0.0 {
+                    corners.push(c);
+                }
+            }
+        }
+        corners.sort_by(|p, q| (p.x, p.y).partial_cmp(&(q.x, q.y)).expect("finite"));
+        corners.dedup();
+        let replacement = (side != 0.0 && !corners.is_empty())
+            .then(|| around(grid, a, b, -side, corners))
+            .flatten();
+        let old: f64 = path[i - 1..=j + 1]
+            .windows(2)
+            .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
+            .sum();
+        match replacement {
+            Some((chain, new)) if new < old - 1e-6 => {
+                let count = chain.len();
+                path.splice(i..=j, chain);
+                i += count.max(1);
+                changed = true;
+            }
+            _ => i = j + 1,
+        }
+    }
+    changed
+}
+
+/// The path from `a` to `b` round the hull of `corners` on `side`, nudged off the
+/// corners, with its length; `None` unless every segment is clear.
+fn around(
+    grid: &NavGrid,
+    a: Point,
+    b: Point,
+    side: f64,
+    corners: &mut [P],
+) -> Option<(Vec<Point>, f64)> {
+    let (pa, pb) = (P::of(a), P::of(b));
+    let hull = hull_chain(pa, pb, side, corners);
+    let mut chain = Vec::with_capacity(hull.len());
+    let mut before = pa;
+    for (k, &c) in hull.iter().enumerate() {
+        let after = hull.get(k + 1).copied().unwrap_or(pb);
+        chain.push(nudge(grid, before, c, after, side)?);
+        before = c;
+    }
+    let mut length = 0.0;
+    let mut from = a;
+    for &p in chain.iter().chain(std::iter::once(&b)) {
+        if !line_of_sight(grid, from, p) {
+            return None;
+        }
+        length += P::of(p).sub(P::of(from)).len();
+        from = p;
+    }
+    Some((chain, length))
+}
+
+/// The blocked pixels a turning point `v` was nudged off: those round the lattice
+/// point nearest to it.
+fn wrapped_pixels(grid: &NavGrid, v: Point) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let (cx, cy) = ((v.x as f64).round() as i64, (v.y as f64).round() as i64);
+    let near = ((v.x as f64) - cx as f64).abs() < 2.0 * CORNER_OFFSET
+        && ((v.y as f64) - cy as f64).abs() < 2.0 * CORNER_OFFSET;
+    [(cx - 1, cy - 1), (cx, cy - 1), (cx - 1, cy), (cx, cy)]
+        .into_iter()
+        .filter(move |&(x, y)| near && blocked(grid, x, y))
+}
+
+/// Whether turning point `v` wraps a pixel of `obstacle`.
+fn wraps(grid: &NavGrid, v: Point, obstacle: &[(i64, i64)]) -> bool {
+    wrapped_pixels(grid, v).any(|p| obstacle.contains(&p))
+}
+
+fn blocked(grid: &NavGrid, x: i64, y: i64) -> bool {
+    x < 0
+        || y < 0
+        || x >= grid.width() as i64
+        || y >= grid.height() as i64
+        || !grid.is_walkable(x as u32, y as u32)
+}
+
+/// The obstacle (8-connected blocked pixels) that turning point `v` wraps, when it
+/// has at most [`SMALL_OBSTACLE`] pixels and keeps off the mask's border.
+fn small_obstacle_at(grid: &NavGrid, v: Point) -> Option<Vec<(i64, i64)>> {
+    let start = wrapped_pixels(grid, v).next()?;
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    // Membership in a window round the start that any small obstacle fits in.
+    const REACH: i64 = SMALL_OBSTACLE as i64;
+    const SIDE: i64 = 2 * REACH + 1;
+    let mut seen = [0u64; ((SIDE * SIDE) as usize).div_ceil(64)];
+    let mut mark = |(x, y): (i64, i64)| {
+        let bit = ((y - start.1 + REACH) * SIDE + (x - start.0 + REACH)) as usize;
+        let fresh = seen[bit / 64] & (1 << (bit % 64)) == 0;
+        seen[bit / 64] |= 1 << (bit % 64);
+        fresh
+    };
+    mark(start);
+    let mut pixels = vec![start];
+    let mut k = 0;
+    while k < pixels.len() {
+        let (x, y) = pixels[k];
+        k += 1;
+        if x <= 0 || y <= 0 || x >= w - 1 || y >= h - 1 {
+            return None; // touches the border: there is no other side
+        }
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let n = (x + dx, y + dy);
+                if blocked(grid, n.0, n.1) && mark(n) {
+                    if pixels.len() == SMALL_OBSTACLE {
+                        return None;
+                    }
+                    pixels.push(n);
+                }
+            }
+        }
+    }
+    Some(pixels)
+}
+
+/// Lattice points in the closed triangle `a, v, b` that are corners of blocked pixels
+/// (or of the mask's border) next to walkable ones. Only the leftmost and rightmost
+/// such point on each row line can be a hull corner, so only those are kept.
+fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let y_lo = a.y.min(v.y).min(b.y).ceil().max(0.0) as i64;
+    let y_hi = (a.y.max(v.y).max(b.y).floor() as i64).min(h);
+    let edges = [(a, v), (v, b), (b, a)];
+    let blocked = |x: i64, y: i64| {
+        x < 0 || y < 0 || x >= w || y >= h || { !grid.is_walkable(x as u32, y as u32) }
+    };
+    let is_corner = |x: i64, y: i64| {
+        let around = [
+            blocked(x - 1, y - 1),
+            blocked(x, y - 1),
+            blocked(x - 1, y),
+            blocked(x, y),
+        ];
+        around.iter().any(|&b| b) && !around.iter().all(|&b| b)
+    };
+    for y in y_lo..=y_hi {
+        let yf = y as f64;
+        // The triangle's extent on the line at height y.
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (p, q) in edges {
+            let (y0, y1) = (p.y.min(q.y), p.y.max(q.y));
+            if yf < y0 || yf > y1 {
+                continue;
+            }
+            if p.y == q.y {
+                lo = lo.min(p.x.min(q.x));
+                hi = hi.max(p.x.max(q.x));
+            } else {
+                let x = p.x + (q.x - p.x) * (yf - p.y) / (q.y - p.y);
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+        if lo > hi {
+            continue;
+        }
+        let (x_lo, x_hi) = (lo.ceil() as i64, hi.floor() as i64);
+        if x_lo > x_hi {
+            continue;
+        }
+        // Corners on this line belong to edge pixels of the rows above and below.
+        let mut first: Option<i64> = None;
+        let mut last: Option<i64> = None;
+        for row in [y - 1, y] {
+            if row < 0 || row >= h {
+                continue;
+            }
+            let xs = grid.edges().row(row as u32);
+            // Pixels x with a corner in [x_lo, x_hi]: x + 1 >= x_lo and x <= x_hi.
+            let from = xs.partition_point(|&x| (x as i64) + 1 < x_lo);
+            for &x in &xs[from..] {
+                let x = x as i64;
+                if x > x_hi {
+                    break;
+                }
+                for cx in [x, x + 1] {
+                    if cx < x_lo || cx > x_hi || !is_corner(cx, y) {
+                        continue;
+                    }
+                    first = Some(first.map_or(cx, |f| f.min(cx)));
+                    last = Some(last.map_or(cx, |l| l.max(cx)));
+                }
+            }
+        }
+        for x in first.into_iter().chain(last.filter(|&l| Some(l) != first)) {
+            out.push(P { x: x as f64, y: yf });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AreaSet, WalkMask};
+
+    fn length(path: &[Point]) -> f64 {
+        path.windows(2)
+            .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
+            .sum()
+    }
+
+    #[test]
+    fn wraps_a_pillar_at_its_corner() {
+        // A 20 x 12 room with a pillar at x 8..12, y 3..9.
+        let mask = WalkMask::from_fn(20, 12, |x, y| {
+            u8::from(!((8..12).contains(&x) && (3..9).contains(&y)))
+        })
+        .unwrap();
+        let grid = NavGrid::new(mask, AreaSet::all());
+        // A detour through the pillar's bottom-left and far below it.
+        let mut path = vec![
+            Point::new(2.5, 6.5),
+            Point::new(6.5, 11.5),
+            Point::new(14.5, 11.5),
+            Point::new(18.5, 6.5),
+        ];
+        let before = length(&path);
+        tauten(&grid, &mut path);
+        let after = length(&path);
+        assert!(after < before);
+        // Taut: round the pillar's two bottom corners (8, 9) and (12, 9).
+        let expected = [
+            P { x: 2.5, y: 6.5 },
+            P { x: 8.0, y: 9.0 },
+            P { x: 12.0, y: 9.0 },
+            P { x: 18.5, y: 6.5 },
+        ];
+        let optimum: f64 = expected.windows(2).map(|w| w[1].sub(w[0]).len()).sum();
+        assert!(
+            (after - optimum).abs() < 0.02,
+            "{after} vs {optimum}: {path:?}"
+        );
+        for w in path.windows(2) {
+            assert!(line_of_sight(&grid, w[0], w[1]), "{path:?}");
+        }
+    }
+}
