@@ -12,7 +12,8 @@
 //! 2. a distance fill over the pixel grid from the destination, stopping as soon as
 //!    the start pixel is settled ([`fill`]);
 //! 3. a trace downhill from the start ([`trace`]), collinear runs dropped
-//!    ([`simplify`]), then line-of-sight shortcuts in both directions ([`smooth`]).
+//!    ([`simplify`]), then line-of-sight shortcuts in both directions ([`smooth`]);
+//! 4. the path pulled taut round obstacle corners ([`taut`]).
 //!
 //! Destinations on walls or in other regions snap to the nearest reachable pixel
 //! ([`snap`]); a start on a blocked pixel first moves to the nearest walkable one.

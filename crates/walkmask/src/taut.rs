@@ -104,6 +104,10 @@ fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
                 changed = true;
                 continue;
             }
+            if turns_round_its_corner(grid, a, v, b) {
+                i += 1; // already taut here: the hull would give `v` back
+                continue;
+            }
             if let Some(chain) = wrap(grid, a, v, b, corners) {
                 let count = chain.len();
                 path.splice(i..=i, chain);
@@ -117,6 +121,25 @@ fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
             break;
         }
     }
+}
+
+/// Whether `v` sits at an obstacle corner (nudged off it) and the path turns round
+/// that obstacle there: a blocked pixel at the corner lies inside the turn
+/// `a -> v -> b`. Such a corner is the apex of its own triangle's hull, so wrapping
+/// it again cannot shorten the path.
+fn turns_round_its_corner(grid: &NavGrid, a: Point, v: Point, b: Point) -> bool {
+    let (pa, pv, pb) = (P::of(a), P::of(v), P::of(b));
+    let turn = cross(pa, pv, pb);
+    if turn == 0.0 {
+        return false;
+    }
+    wrapped_pixels(grid, v).any(|(x, y)| {
+        let q = P {
+            x: x as f64 + 0.5,
+            y: y as f64 + 0.5,
+        };
+        cross(pa, pv, q) * turn > 0.0 && cross(pv, pb, q) * turn > 0.0
+    })
 }
 
 /// The corners the band from `a` to `b` wraps on `v`'s side, when that way is
