@@ -283,9 +283,23 @@ fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec
         }
         corners.sort_by(|p, q| (p.x, p.y).partial_cmp(&(q.x, q.y)).expect("finite"));
         corners.dedup();
-        let replacement = (side != 0.0 && !corners.is_empty())
+        // Round the obstacle on the other side of the line a -> b...
+        let mut replacement = (side != 0.0 && !corners.is_empty())
             .then(|| around(grid, a, b, -side, corners))
             .flatten();
+        // ...or on the same side of the line, but with the obstacle left on the
+        // other hand: wrapped round whatever else blocks the triangle.
+        if i == j && side != 0.0 {
+            corners.clear();
+            obstacle_corners(grid, pa, P::of(path[i]), pb, corners);
+            corners.retain(|&c| cross(pa, pb, c) * side >= 0.0 && !only_round(grid, c, &obstacle));
+            if !corners.is_empty()
+                && let Some((chain, new)) = around(grid, a, b, side, corners)
+                && replacement.as_ref().is_none_or(|(_, best)| new < *best)
+            {
+                replacement = Some((chain, new));
+            }
+        }
         let old: f64 = path[i - 1..=j + 1]
             .windows(2)
             .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
@@ -342,6 +356,15 @@ fn wrapped_pixels(grid: &NavGrid, v: Point) -> impl Iterator<Item = (i64, i64)> 
     [(cx - 1, cy - 1), (cx, cy - 1), (cx - 1, cy), (cx, cy)]
         .into_iter()
         .filter(move |&(x, y)| near && blocked(grid, x, y))
+}
+
+/// Whether every blocked pixel round lattice point `c` belongs to `obstacle`.
+fn only_round(grid: &NavGrid, c: P, obstacle: &[(i64, i64)]) -> bool {
+    let (x, y) = (c.x as i64, c.y as i64);
+    [(x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)]
+        .into_iter()
+        .filter(|&(px, py)| blocked(grid, px, py))
+        .all(|p| obstacle.contains(&p))
 }
 
 /// Whether turning point `v` wraps a pixel of `obstacle`.
