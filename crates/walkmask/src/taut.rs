@@ -32,6 +32,11 @@ const SMALL_OBSTACLE: usize = 64;
 /// At most this many rounds of trying the other side of small obstacles.
 const MAX_FLIP_ROUNDS: usize = 4;
 
+/// Paths with more turning points than this (long walks down winding corridors,
+/// where each flood to size an obstacle would cost more than the pull itself) are
+/// not tried on the other side of small obstacles.
+const MAX_FLIP_TURNS: usize = 64;
+
 /// A point in `f64`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct P {
@@ -77,10 +82,13 @@ fn cross(a: P, b: P, c: P) -> f64 {
 /// the plane (and differ between a walk and its way back). So once taut, the path
 /// also tries the other side of every small obstacle it wraps (up to
 /// `SMALL_OBSTACLE` pixels, not touching the mask's border) and keeps whichever is
-/// shorter.
+/// shorter, on paths of up to `MAX_FLIP_TURNS` turning points.
 pub fn tauten(grid: &NavGrid, path: &mut Vec<Point>) {
     let mut corners = Vec::new();
     pull(grid, path, &mut corners);
+    if path.len() > MAX_FLIP_TURNS + 2 {
+        return;
+    }
     for _ in 0..MAX_FLIP_ROUNDS {
         if !flip_small_obstacles(grid, path, &mut corners) {
             break;
@@ -94,30 +102,59 @@ fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
     if path.len() < 3 {
         return;
     }
+    // `fresh[i]`: a neighbour of point i changed in the last pass, so the corners
+    // next to it need a look; a corner whose three points were all settled before
+    // is left as it is.
+    let mut fresh = vec![true; path.len()];
+    let mut out = Vec::with_capacity(path.len());
+    let mut out_fresh = Vec::with_capacity(path.len());
     for _ in 0..MAX_PASSES {
+        // One pass streams the path into `out`: `a` is the last point kept.
         let mut changed = false;
-        let mut i = 1;
-        while i + 1 < path.len() {
-            let (a, v, b) = (path[i - 1], path[i], path[i + 1]);
-            if line_of_sight(grid, a, b) {
-                path.remove(i);
-                changed = true;
-                continue;
-            }
-            if turns_round_its_corner(grid, a, v, b) {
-                i += 1; // already taut here: the hull would give `v` back
-                continue;
-            }
-            if let Some(chain) = wrap(grid, a, v, b, corners) {
-                let count = chain.len();
-                path.splice(i..=i, chain);
-                i += count;
+        out.clear();
+        out_fresh.clear();
+        out.push(path[0]);
+        out_fresh.push(false);
+        for i in 1..path.len() - 1 {
+            let (a, v, b) = (
+                *out.last().expect("starts with path[0]"),
+                path[i],
+                path[i + 1],
+            );
+            let a_moved = a != path[i - 1] || *out_fresh.last().expect("same length");
+            if !(a_moved || fresh[i - 1] || fresh[i] || fresh[i + 1]) {
+                out.push(v);
+                out_fresh.push(false);
+            } else if line_of_sight(grid, a, b) {
+                changed = true; // v dropped
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
+            } else if turns_round_its_corner(grid, a, v, b) {
+                out.push(v); // already taut here: the hull would give `v` back
+                out_fresh.push(false);
+            } else if let Some(chain) = wrap(grid, a, v, b, corners) {
+                // Hull corners need no second look while their neighbours stay:
+                // each is needed by the hull between them. The point before them
+                // and the first of them are looked at again next pass (the point
+                // before has a new neighbour), the point after them in this pass
+                // (its `a` moved).
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
+                out_fresh.extend(std::iter::repeat_n(false, chain.len()));
+                out.extend(chain);
                 changed = true;
             } else {
-                i += 1;
+                out.push(v);
+                out_fresh.push(false);
             }
         }
-        if !changed {
+        out.push(path[path.len() - 1]);
+        out_fresh.push(false);
+        std::mem::swap(path, &mut out);
+        std::mem::swap(&mut fresh, &mut out_fresh);
+        if !changed || path.len() < 3 {
             break;
         }
     }
@@ -144,8 +181,15 @@ fn turns_round_its_corner(grid: &NavGrid, a: Point, v: Point, b: Point) -> bool 
 
 /// The corners the band from `a` to `b` wraps on `v`'s side, when that way is
 /// clear and shorter than `a -> v -> b` by more than a rounding error.
+///
+/// Only the part of the triangle within [`REACH`] of `v` is searched: where `a` or
+/// `b` is farther, the band is cut there (the cut points join the path, on its old
+/// segments) and later passes carry the pull on. This keeps each step's cost
+/// bounded on long winding corridors, where a whole triangle can hold most of the
+/// mask's walls.
 fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> Option<Vec<Point>> {
-    let (pa, pv, pb) = (P::of(a), P::of(v), P::of(b));
+    let (a2, b2) = (within_reach(v, a), within_reach(v, b));
+    let (pa, pv, pb) = (P::of(a2), P::of(v), P::of(b2));
     let side = cross(pa, pb, pv);
     if side == 0.0 {
         return None;
@@ -155,19 +199,25 @@ fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> O
     // Keep the corners on v's side of a -> b, or on it (a corner exactly on the
     // line blocks it too): the others cannot bend the band.
     corners.retain(|&c| cross(pa, pb, c) * side >= 0.0);
-    if corners.is_empty() {
+    if corners.is_empty() && a2 == a && b2 == b {
         return None;
     }
     let hull = hull_chain(pa, pb, side, corners);
-    let mut chain = Vec::with_capacity(hull.len());
+    let mut chain = Vec::with_capacity(hull.len() + 2);
+    if a2 != a {
+        chain.push(a2);
+    }
     let mut before = pa;
     for (k, &c) in hull.iter().enumerate() {
         let after = hull.get(k + 1).copied().unwrap_or(pb);
         chain.push(nudge(grid, before, c, after, side)?);
         before = c;
     }
+    if b2 != b {
+        chain.push(b2);
+    }
     // Clear and shorter, or nothing.
-    let old = pv.sub(pa).len() + pb.sub(pv).len();
+    let old = P::of(v).sub(P::of(a)).len() + P::of(b).sub(P::of(v)).len();
     let mut new = 0.0;
     let mut from = a;
     for &p in chain.iter().chain(std::iter::once(&b)) {
@@ -178,6 +228,20 @@ fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> O
         from = p;
     }
     (new < old - 1e-6).then_some(chain)
+}
+
+/// How far from a corner the triangle of a pull is searched (pixels).
+const REACH: f64 = 48.0;
+
+/// `p`, or the point [`REACH`] from `v` on the way to it.
+fn within_reach(v: Point, p: Point) -> Point {
+    let d = P::of(p).sub(P::of(v));
+    let length = d.len();
+    if length <= REACH {
+        return p;
+    }
+    let t = REACH / length;
+    Point::new((v.x as f64 + d.x * t) as f32, (v.y as f64 + d.y * t) as f32)
 }
 
 /// Corner `c` moved [`CORNER_OFFSET`] away from the obstacle it wraps: outwards
@@ -254,10 +318,16 @@ fn hull_chain(a: P, b: P, side: f64, corners: &mut [P]) -> Vec<P> {
 /// on the other side of the line joining the run's neighbours, kept when it is clear
 /// and shorter. Whether anything changed.
 fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) -> bool {
+    if path.len() < 3 {
+        return false;
+    }
     let mut changed = false;
+    let mut out = Vec::with_capacity(path.len());
+    out.push(path[0]);
     let mut i = 1;
     while i + 1 < path.len() {
         let Some(obstacle) = small_obstacle_at(grid, path[i]) else {
+            out.push(path[i]);
             i += 1;
             continue;
         };
@@ -266,7 +336,7 @@ fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec
         while j + 2 < path.len() && wraps(grid, path[j + 1], &obstacle) {
             j += 1;
         }
-        let (a, b) = (path[i - 1], path[j + 1]);
+        let (a, b) = (*out.last().expect("starts with path[0]"), path[j + 1]);
         let (pa, pb) = (P::of(a), P::of(b));
         let side = cross(pa, pb, P::of(path[i]));
         corners.clear();
@@ -291,7 +361,9 @@ fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec
         // other hand: wrapped round whatever else blocks the triangle.
         if i == j && side != 0.0 {
             corners.clear();
-            obstacle_corners(grid, pa, P::of(path[i]), pb, corners);
+            let v = path[i];
+            let (near_a, near_b) = (P::of(within_reach(v, a)), P::of(within_reach(v, b)));
+            obstacle_corners(grid, near_a, P::of(v), near_b, corners);
             corners.retain(|&c| cross(pa, pb, c) * side >= 0.0 && !only_round(grid, c, &obstacle));
             if !corners.is_empty()
                 && let Some((chain, new)) = around(grid, a, b, side, corners)
@@ -300,20 +372,23 @@ fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec
                 replacement = Some((chain, new));
             }
         }
-        let old: f64 = path[i - 1..=j + 1]
+        let old: f64 = std::iter::once(a)
+            .chain(path[i..=j + 1].iter().copied())
+            .collect::<Vec<_>>()
             .windows(2)
             .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
             .sum();
         match replacement {
             Some((chain, new)) if new < old - 1e-6 => {
-                let count = chain.len();
-                path.splice(i..=j, chain);
-                i += count.max(1);
+                out.extend(chain);
                 changed = true;
             }
-            _ => i = j + 1,
+            _ => out.extend_from_slice(&path[i..=j]),
         }
+        i = j + 1;
     }
+    out.push(path[path.len() - 1]);
+    *path = out;
     changed
 }
 
@@ -386,11 +461,11 @@ fn small_obstacle_at(grid: &NavGrid, v: Point) -> Option<Vec<(i64, i64)>> {
     let start = wrapped_pixels(grid, v).next()?;
     let (w, h) = (grid.width() as i64, grid.height() as i64);
     // Membership in a window round the start that any small obstacle fits in.
-    const REACH: i64 = SMALL_OBSTACLE as i64;
-    const SIDE: i64 = 2 * REACH + 1;
+    const SPAN: i64 = SMALL_OBSTACLE as i64;
+    const SIDE: i64 = 2 * SPAN + 1;
     let mut seen = [0u64; ((SIDE * SIDE) as usize).div_ceil(64)];
     let mut mark = |(x, y): (i64, i64)| {
-        let bit = ((y - start.1 + REACH) * SIDE + (x - start.0 + REACH)) as usize;
+        let bit = ((y - start.1 + SPAN) * SIDE + (x - start.0 + SPAN)) as usize;
         let fresh = seen[bit / 64] & (1 << (bit % 64)) == 0;
         seen[bit / 64] |= 1 << (bit % 64);
         fresh
@@ -474,18 +549,24 @@ fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
             let xs = grid.edges().row(row as u32);
             // Pixels x with a corner in [x_lo, x_hi]: x + 1 >= x_lo and x <= x_hi.
             let from = xs.partition_point(|&x| (x as i64) + 1 < x_lo);
-            for &x in &xs[from..] {
-                let x = x as i64;
-                if x > x_hi {
-                    break;
-                }
-                for cx in [x, x + 1] {
-                    if cx < x_lo || cx > x_hi || !is_corner(cx, y) {
-                        continue;
-                    }
-                    first = Some(first.map_or(cx, |f| f.min(cx)));
-                    last = Some(last.map_or(cx, |l| l.max(cx)));
-                }
+            let to = from + xs[from..].partition_point(|&x| (x as i64) <= x_hi);
+            let in_range = &xs[from..to];
+            let corner = |cx: i64| (x_lo..=x_hi).contains(&cx) && is_corner(cx, y);
+            // Only the leftmost and the rightmost corner count: scan in from each end.
+            if let Some(cx) = in_range
+                .iter()
+                .flat_map(|&x| [x as i64, x as i64 + 1])
+                .find(|&cx| corner(cx))
+            {
+                first = Some(first.map_or(cx, |f| f.min(cx)));
+            }
+            if let Some(cx) = in_range
+                .iter()
+                .rev()
+                .flat_map(|&x| [x as i64 + 1, x as i64])
+                .find(|&cx| corner(cx))
+            {
+                last = Some(last.map_or(cx, |l| l.max(cx)));
             }
         }
         for x in first.into_iter().chain(last.filter(|&l| Some(l) != first)) {
