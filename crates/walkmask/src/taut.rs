@@ -231,7 +231,7 @@ fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> O
 }
 
 /// How far from a corner the triangle of a pull is searched (pixels).
-const REACH: f64 = 48.0;
+const REACH: f64 = 128.0;
 
 /// `p`, or the point [`REACH`] from `v` on the way to it.
 fn within_reach(v: Point, p: Point) -> Point {
