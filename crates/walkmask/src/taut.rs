@@ -202,31 +202,25 @@ fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> O
     if corners.is_empty() && a2 == a && b2 == b {
         return None;
     }
-    let hull = hull_chain(pa, pb, side, corners);
-    let mut chain = Vec::with_capacity(hull.len() + 2);
-    if a2 != a {
-        chain.push(a2);
-    }
-    let mut before = pa;
-    for (k, &c) in hull.iter().enumerate() {
-        let after = hull.get(k + 1).copied().unwrap_or(pb);
-        chain.push(nudge(grid, before, c, after, side)?);
-        before = c;
-    }
-    if b2 != b {
-        chain.push(b2);
-    }
-    // Clear and shorter, or nothing.
-    let old = P::of(v).sub(P::of(a)).len() + P::of(b).sub(P::of(v)).len();
-    let mut new = 0.0;
-    let mut from = a;
-    for &p in chain.iter().chain(std::iter::once(&b)) {
-        if !line_of_sight(grid, from, p) {
+    let (inner, mut new) = around(grid, a2, b2, side, corners)?;
+    // The cut points lie on the old segments; they are checked all the same.
+    let mut chain = Vec::with_capacity(inner.len() + 2);
+    for (from, to, keep) in [(a, a2, a2 != a), (b2, b, b2 != b)] {
+        if keep && !line_of_sight(grid, from, to) {
             return None;
         }
-        new += P::of(p).sub(P::of(from)).len();
-        from = p;
     }
+    if a2 != a {
+        new += P::of(a2).sub(P::of(a)).len();
+        chain.push(a2);
+    }
+    chain.extend(inner);
+    if b2 != b {
+        new += P::of(b).sub(P::of(b2)).len();
+        chain.push(b2);
+    }
+    // Shorter, or nothing.
+    let old = P::of(v).sub(P::of(a)).len() + P::of(b).sub(P::of(v)).len();
     (new < old - 1e-6).then_some(chain)
 }
 
