@@ -13,8 +13,10 @@
 //!
 //! Only obstacle corners matter, and every obstacle corner is a corner of a walkable
 //! pixel with a blocked side neighbour: the grid's edge index lists those pixels by
-//! row, so a triangle costs one binary search per row plus the edge pixels inside
-//! it, not its area.
+//! row, and only the first and last corner on each row line can be on the hull, so
+//! a triangle costs a few binary searches per row, not its area. Triangles are
+//! searched only within `REACH` of their corner, which bounds a step's cost on long
+//! winding corridors.
 
 use crate::los::line_of_sight;
 use crate::{NavGrid, Point};
