@@ -223,6 +223,7 @@ fn step_off_blocked_start(
     if let Some(p) = nearest.iter().find(|p| Some(region_of(p)) == goal_region) {
         return Some(*p);
     }
+    // Each candidate's region, scored once by how near it comes to the goal.
     let gap_to_goal = |p: &(u32, u32)| {
         let q = nearest_in_region(grid, goal, region_of(p)).expect("the region has p");
         let (dx, dy) = (
@@ -233,8 +234,9 @@ fn step_off_blocked_start(
     };
     nearest
         .iter()
-        .min_by(|a, b| gap_to_goal(a).total_cmp(&gap_to_goal(b)))
-        .copied()
+        .map(|p| (gap_to_goal(p), *p))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, p)| p)
 }
 
 fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), QueryError> {

@@ -70,6 +70,11 @@ impl P {
     }
 }
 
+/// The distance between two points, in `f64`.
+fn distance(p: Point, q: Point) -> f64 {
+    P::of(q).sub(P::of(p)).len()
+}
+
 /// `(b - a) x (c - a)`: positive when `c` is left of `a -> b` (y down: clockwise).
 fn cross(a: P, b: P, c: P) -> f64 {
     let (u, v) = (b.sub(a), c.sub(a));
@@ -213,16 +218,16 @@ fn wrap(grid: &NavGrid, a: Point, v: Point, b: Point, corners: &mut Vec<P>) -> O
         }
     }
     if a2 != a {
-        new += P::of(a2).sub(P::of(a)).len();
+        new += distance(a, a2);
         chain.push(a2);
     }
     chain.extend(inner);
     if b2 != b {
-        new += P::of(b).sub(P::of(b2)).len();
+        new += distance(b2, b);
         chain.push(b2);
     }
     // Shorter, or nothing.
-    let old = P::of(v).sub(P::of(a)).len() + P::of(b).sub(P::of(v)).len();
+    let old = distance(a, v) + distance(v, b);
     (new < old - 1e-6).then_some(chain)
 }
 
@@ -368,12 +373,11 @@ fn flip_small_obstacles(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec
                 replacement = Some((chain, new));
             }
         }
-        let old: f64 = std::iter::once(a)
-            .chain(path[i..=j + 1].iter().copied())
-            .collect::<Vec<_>>()
-            .windows(2)
-            .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
-            .sum();
+        let old = distance(a, path[i])
+            + path[i..=j + 1]
+                .windows(2)
+                .map(|w| distance(w[0], w[1]))
+                .sum::<f64>();
         match replacement {
             Some((chain, new)) if new < old - 1e-6 => {
                 out.extend(chain);
@@ -412,7 +416,7 @@ fn around(
         if !line_of_sight(grid, from, p) {
             return None;
         }
-        length += P::of(p).sub(P::of(from)).len();
+        length += distance(from, p);
         from = p;
     }
     Some((chain, length))
@@ -424,7 +428,7 @@ fn wrapped_pixels(grid: &NavGrid, v: Point) -> impl Iterator<Item = (i64, i64)> 
     let (cx, cy) = ((v.x as f64).round() as i64, (v.y as f64).round() as i64);
     let near = ((v.x as f64) - cx as f64).abs() < 2.0 * CORNER_OFFSET
         && ((v.y as f64) - cy as f64).abs() < 2.0 * CORNER_OFFSET;
-    [(cx - 1, cy - 1), (cx, cy - 1), (cx - 1, cy), (cx, cy)]
+    pixels_round(cx, cy)
         .into_iter()
         .filter(move |&(x, y)| near && blocked(grid, x, y))
 }
@@ -432,7 +436,7 @@ fn wrapped_pixels(grid: &NavGrid, v: Point) -> impl Iterator<Item = (i64, i64)> 
 /// Whether every blocked pixel round lattice point `c` belongs to `obstacle`.
 fn only_round(grid: &NavGrid, c: P, obstacle: &[(i64, i64)]) -> bool {
     let (x, y) = (c.x as i64, c.y as i64);
-    [(x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)]
+    pixels_round(x, y)
         .into_iter()
         .filter(|&(px, py)| blocked(grid, px, py))
         .all(|p| obstacle.contains(&p))
@@ -443,6 +447,12 @@ fn wraps(grid: &NavGrid, v: Point, obstacle: &[(i64, i64)]) -> bool {
     wrapped_pixels(grid, v).any(|p| obstacle.contains(&p))
 }
 
+/// The four pixels that meet at lattice point `(x, y)`: NW, NE, SW, SE.
+fn pixels_round(x: i64, y: i64) -> [(i64, i64); 4] {
+    [(x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)]
+}
+
+/// Whether pixel `(x, y)` is blocked or outside the mask.
 fn blocked(grid: &NavGrid, x: i64, y: i64) -> bool {
     x < 0
         || y < 0
@@ -494,20 +504,12 @@ fn small_obstacle_at(grid: &NavGrid, v: Point) -> Option<Vec<(i64, i64)>> {
 /// (or of the mask's border) next to walkable ones. Only the leftmost and rightmost
 /// such point on each row line can be a hull corner, so only those are kept.
 fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
-    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let h = grid.height() as i64;
     let y_lo = a.y.min(v.y).min(b.y).ceil().max(0.0) as i64;
     let y_hi = (a.y.max(v.y).max(b.y).floor() as i64).min(h);
     let edges = [(a, v), (v, b), (b, a)];
-    let blocked = |x: i64, y: i64| {
-        x < 0 || y < 0 || x >= w || y >= h || { !grid.is_walkable(x as u32, y as u32) }
-    };
     let is_corner = |x: i64, y: i64| {
-        let around = [
-            blocked(x - 1, y - 1),
-            blocked(x, y - 1),
-            blocked(x - 1, y),
-            blocked(x, y),
-        ];
+        let around = pixels_round(x, y).map(|(px, py)| blocked(grid, px, py));
         around.iter().any(|&b| b) && !around.iter().all(|&b| b)
     };
     for y in y_lo..=y_hi {
@@ -577,9 +579,7 @@ mod tests {
     use crate::{AreaSet, WalkMask};
 
     fn length(path: &[Point]) -> f64 {
-        path.windows(2)
-            .map(|w| P::of(w[1]).sub(P::of(w[0])).len())
-            .sum()
+        path.windows(2).map(|w| distance(w[0], w[1])).sum()
     }
 
     #[test]

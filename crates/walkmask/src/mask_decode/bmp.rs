@@ -4,11 +4,10 @@
 use std::io::Cursor;
 
 use image::codecs::bmp::BmpDecoder;
-use image::error::{LimitError, LimitErrorKind};
 use image::{ImageDecoder, ImageError, ImageReader};
 
 use super::pixels::{ByteOrder, PixelRule};
-use super::{Budget, DECODER_OVERHEAD, bits_article};
+use super::{Budget, DECODER_OVERHEAD, bits_article, out_of_memory};
 use crate::mask::{DecodeRule, MaskError, MaskLimits, WalkMask, check_size};
 
 /// What the headers of a BMP say.
@@ -237,9 +236,7 @@ pub(super) fn decode_through_image(
     let mut raw = budget.zeroed(decoder.total_bytes())?;
     let mut areas = budget.with_capacity(width as u64 * height as u64)?;
     decoder.read_image(&mut raw).map_err(|e| match e {
-        ImageError::Limits(_) => MaskError::Image(ImageError::Limits(LimitError::from_kind(
-            LimitErrorKind::InsufficientMemory,
-        ))),
+        ImageError::Limits(_) => out_of_memory(),
         e => e.into(),
     })?;
     PixelRule::new(rule).map_row(&raw, color, ByteOrder::Native, &mut areas)?;
