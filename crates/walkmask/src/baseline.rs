@@ -295,54 +295,16 @@ pub fn astar_pixels(grid: &NavGrid, from: (u32, u32), to: (u32, u32)) -> Option<
 /// The nearest pixel to `p` whose region label satisfies `accept`, found by
 /// searching square rings outward from `p`'s pixel (the snapping of earlier
 /// versions, kept as the benchmark's reference for [`crate::snap`]). Ties go to the
-/// first pixel found. Its cost grows with the square of the distance to the answer.
+/// first in row-major order. Its cost grows with the square of the distance to the
+/// answer.
 pub fn nearest_by_rings(
     grid: &NavGrid,
     p: Point,
     mut accept: impl FnMut(u32) -> bool,
 ) -> Option<(u32, u32)> {
-    let (w, h) = (grid.width() as i64, grid.height() as i64);
-    let px = (p.x as f64).clamp(0.0, w as f64 - 0.5);
-    let py = (p.y as f64).clamp(0.0, h as f64 - 0.5);
-    let (cx, cy) = (px.floor() as i64, py.floor() as i64);
-    let (qx, qy) = (p.x as f64, p.y as f64);
-    let mut best: Option<((u32, u32), f64)> = None;
-    let mut check = |x: i64, y: i64, best: &mut Option<((u32, u32), f64)>| {
-        if x < 0 || y < 0 || x >= w || y >= h {
-            return;
-        }
-        let Some(label) = grid.region(x as u32, y as u32) else {
-            return;
-        };
-        if !accept(label) {
-            return;
-        }
-        let d = (x as f64 + 0.5 - qx).powi(2) + (y as f64 + 0.5 - qy).powi(2);
-        if best.is_none_or(|(_, bd)| d < bd) {
-            *best = Some(((x as u32, y as u32), d));
-        }
-    };
-    for r in 0..=w.max(h) {
-        if let Some((_, bd)) = best {
-            let lower = (r as f64 - 0.5).max(0.0);
-            if lower * lower > bd {
-                break;
-            }
-        }
-        if r == 0 {
-            check(cx, cy, &mut best);
-            continue;
-        }
-        for x in (cx - r).max(-1)..=(cx + r).min(w) {
-            check(x, cy - r, &mut best);
-            check(x, cy + r, &mut best);
-        }
-        for y in (cy - r + 1).max(-1)..=(cy + r - 1).min(h) {
-            check(cx - r, y, &mut best);
-            check(cx + r, y, &mut best);
-        }
-    }
-    best.map(|(pixel, _)| pixel)
+    crate::snap::nearest_by_rings(grid, p, |x, y| grid.region(x, y).is_some_and(&mut accept))
+        .first()
+        .copied()
 }
 
 #[cfg(test)]

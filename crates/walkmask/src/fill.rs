@@ -114,17 +114,35 @@ impl FillScratch {
     ) -> FillOutcome {
         let labels = grid.labels();
         self.reset(labels.len());
-        if labels[source] == 0 {
+        if !grid.open(source) {
             return FillOutcome::default();
         }
-        match target {
-            Some(t) => {
-                let (outcome, pushed) = self.run::<true>(grid, source, t);
+        // Obstacles cost one bit test more per neighbour; a grid without them runs
+        // the loop without the test.
+        let obstacles = grid.has_obstacles();
+        match (target, obstacles) {
+            (Some(t), false) => {
+                let (outcome, pushed) = self.run::<true, false>(grid, source, t);
                 self.bound_buckets(pushed);
                 outcome
             }
-            None => self.run_full(grid, source),
+            (Some(t), true) => {
+                let (outcome, pushed) = self.run::<true, true>(grid, source, t);
+                self.bound_buckets(pushed);
+                outcome
+            }
+            (None, false) => self.run_full::<false>(grid, source),
+            (None, true) => self.run_full::<true>(grid, source),
         }
+    }
+
+    /// The pixels the last fill reached (padded index, distance). After a fill of a
+    /// whole region every one of them is settled.
+    pub(crate) fn reached(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.touched
+            .iter()
+            .map(|&i| (i as usize, self.dist[i as usize]))
+            .filter(|&(_, d)| d != UNREACHED)
     }
 
     /// Releases the buckets when together they hold more than twice the entries the
@@ -143,9 +161,11 @@ impl FillScratch {
     /// reaches are queued in order of distance too, and likewise for diagonal steps:
     /// the smaller of the two queue heads is always the next pixel to settle. No bucket
     /// bookkeeping at all.
-    fn run_full(&mut self, grid: &NavGrid, source: usize) -> FillOutcome {
+    fn run_full<const OBSTACLES: bool>(&mut self, grid: &NavGrid, source: usize) -> FillOutcome {
         use std::collections::VecDeque;
         let labels = grid.labels();
+        let empty = crate::obstacles::ObstacleBits::default();
+        let bits = grid.obstacle_bits().unwrap_or(&empty);
         let pw = grid.padded_width();
         let dist = &mut self.dist[..];
         let touched = &mut self.touched;
@@ -179,7 +199,9 @@ impl FillScratch {
             // SAFETY: `i` is a walkable pixel, inside the blocked one-pixel border, so
             // its eight neighbours are in bounds.
             debug_assert!(i > pw && i + pw + 1 < labels.len());
-            let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
+            let at = |n: usize| {
+                (unsafe { *labels.get_unchecked(n) } != 0) && (!OBSTACLES || !bits.get(n))
+            };
             let west = at(i - 1);
             let east = at(i + 1);
             let north = at(i - pw);
@@ -234,13 +256,15 @@ impl FillScratch {
 
     /// The bucket-queue loop. `TOWARD` orders by distance plus the octile estimate to
     /// `target` and stops when it is settled. Also returns how many entries it pushed.
-    fn run<const TOWARD: bool>(
+    fn run<const TOWARD: bool, const OBSTACLES: bool>(
         &mut self,
         grid: &NavGrid,
         source: usize,
         target: usize,
     ) -> (FillOutcome, usize) {
         let labels = grid.labels();
+        let empty = crate::obstacles::ObstacleBits::default();
+        let bits = grid.obstacle_bits().unwrap_or(&empty);
         let pw = grid.padded_width();
         let (tx, ty) = if TOWARD {
             ((target % pw) as u32, (target / pw) as u32)
@@ -295,7 +319,9 @@ impl FillScratch {
                 } else {
                     (0, 0)
                 };
-                let at = |n: usize| unsafe { *labels.get_unchecked(n) } != 0;
+                let at = |n: usize| {
+                    (unsafe { *labels.get_unchecked(n) } != 0) && (!OBSTACLES || !bits.get(n))
+                };
                 let west = at(i - 1);
                 let east = at(i + 1);
                 let north = at(i - pw);

@@ -37,6 +37,7 @@
 
 pub mod areas;
 pub mod baseline;
+pub mod clearance;
 pub mod fill;
 pub mod flow;
 pub mod geom;
@@ -44,6 +45,7 @@ pub mod grid;
 pub mod los;
 pub mod mask;
 mod mask_decode;
+pub mod obstacles;
 pub mod query;
 pub mod simplify;
 pub mod smooth;
@@ -56,4 +58,5 @@ pub use fill::{DistanceField, FillScratch};
 pub use geom::Point;
 pub use grid::NavGrid;
 pub use mask::{AreaColor, ColorChannel, DecodeRule, MaskError, MaskLimits, WalkMask};
+pub use obstacles::{Footprint, Obstacle, Obstacles};
 pub use query::{PathOptions, PathResult, PathStats, PathStatus, Pathfinder, QueryError};

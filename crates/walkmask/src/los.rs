@@ -27,13 +27,13 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
     if !grid.contains(a) || !grid.contains(b) {
         return false;
     }
-    let labels = grid.labels();
     let pw = grid.padded_width() as isize;
+    let blocked = |i: isize| !grid.open(i as usize);
     let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
     let (x0, y0) = (ax.floor() as i64, ay.floor() as i64);
     let (x1, y1) = (bx.floor() as i64, by.floor() as i64);
     let mut index = grid.index(x0 as u32, y0 as u32) as isize;
-    if labels[index as usize] == 0 {
+    if blocked(index) {
         return false;
     }
     let mut steps_x = (x1 - x0).unsigned_abs();
@@ -60,7 +60,7 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
         let corner = steps_x > 0 && steps_y > 0 && (next_tx - next_ty).abs() <= CORNER_EPSILON;
         if corner {
             // Through a corner: both side pixels must be walkable.
-            if labels[(index + step_x) as usize] == 0 || labels[(index + step_y) as usize] == 0 {
+            if blocked(index + step_x) || blocked(index + step_y) {
                 return false;
             }
             index += step_x + step_y;
@@ -77,7 +77,7 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
             next_ty += delta_ty;
             steps_y -= 1;
         }
-        if labels[index as usize] == 0 {
+        if blocked(index) {
             return false;
         }
     }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use crate::fill::FillScratch;
 use crate::geom::polyline_length;
 use crate::los::line_of_sight;
+use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
 use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
@@ -321,6 +322,8 @@ pub struct Pathfinder {
     chain: Vec<usize>,
     pixels: Vec<(u32, u32)>,
     options: PathOptions,
+    /// Obstacle bits for [`Pathfinder::find_path_among`], reused.
+    obstacle_bits: Option<SharedBits>,
 }
 
 impl Pathfinder {
@@ -344,7 +347,10 @@ impl Pathfinder {
 
     /// Bytes held by the reusable buffers.
     pub fn memory_bytes(&self) -> usize {
-        self.scratch.memory_bytes() + self.chain.capacity() * 8 + self.pixels.capacity() * 8
+        self.scratch.memory_bytes()
+            + self.chain.capacity() * 8
+            + self.pixels.capacity() * 8
+            + self.obstacle_bits.as_ref().map_or(0, |b| b.memory_bytes())
     }
 
     /// A path from `start` to `goal` on `grid` (points in pixel units).
@@ -375,6 +381,10 @@ impl Pathfinder {
         let outcome = self.scratch.fill(grid, source, Some(target));
         self.chain.clear();
         let toward = (ends.end.x, ends.end.y);
+        if !outcome.reached && grid.has_obstacles() {
+            // Obstacles cover the end or cut it off from the start.
+            return Ok(self.nearest_reachable(grid, &ends, goal, started));
+        }
         if !outcome.reached
             || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
         {
@@ -386,6 +396,105 @@ impl Pathfinder {
             .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
         let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
         Ok(result(&ends, waypoints, outcome.settled, started))
+    }
+
+    /// Like [`Pathfinder::find_path`], among `obstacles` (made for this grid): their
+    /// pixels are blocked too, except those of any obstacle covering the start's
+    /// pixel (a walker can always leave a footprint it stands in). A destination
+    /// covered by an obstacle, or cut off by obstacles, is answered with the
+    /// reachable pixel nearest to it ([`PathStatus::Snapped`]), as a blocked one is.
+    ///
+    /// The obstacles are marked in a bitmap this pathfinder keeps (one bit a pixel)
+    /// and cleared after the query, so the cost over [`Pathfinder::find_path`] is a
+    /// few microseconds plus one bit test per pixel looked at.
+    pub fn find_path_among(
+        &mut self,
+        grid: &NavGrid,
+        obstacles: &Obstacles,
+        start: Point,
+        goal: Point,
+    ) -> Result<PathResult, QueryError> {
+        if obstacles.is_empty() {
+            return self.find_path(grid, start, goal);
+        }
+        let except = start
+            .pixel()
+            .filter(|&(x, y)| x < grid.width() && y < grid.height());
+        let mut bits = match (self.obstacle_bits.take(), grid.obstacle_bits()) {
+            // Obstacles on top of obstacles: start from the grid's own.
+            (_, Some(theirs)) => SharedBits::new(theirs.clone()),
+            (Some(ours), None) => ours,
+            (None, None) => SharedBits::new(ObstacleBits::default()),
+        };
+        let len = grid.labels().len();
+        let stamp = |bits: &mut SharedBits, value: bool| {
+            let bits = SharedBits::make_mut(bits);
+            bits.fit(len);
+            bits.stamp(grid, obstacles, except, value);
+        };
+        stamp(&mut bits, true);
+        let view = grid.with_bits(bits.clone());
+        let result = self.find_path(&view, start, goal);
+        drop(view);
+        if grid.has_obstacles() {
+            return result;
+        }
+        stamp(&mut bits, false);
+        self.obstacle_bits = Some(bits);
+        result
+    }
+
+    /// The path to the reachable pixel nearest to `goal` (ties: the shorter walk):
+    /// one fill over everything the start reaches, then a trace back from that
+    /// pixel. For destinations that obstacles cover or cut off.
+    fn nearest_reachable(
+        &mut self,
+        grid: &NavGrid,
+        ends: &Endpoints,
+        goal: Point,
+        started: Instant,
+    ) -> PathResult {
+        let source = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+        let outcome = self.scratch.fill(grid, source, None);
+        let (gx, gy) = (goal.x as f64 + 1.0, goal.y as f64 + 1.0); // padded
+        let pw = grid.padded_width();
+        let best = self
+            .scratch
+            .reached()
+            .map(|(i, d)| {
+                let (x, y) = ((i % pw) as f64 + 0.5, (i / pw) as f64 + 0.5);
+                ((x - gx).powi(2) + (y - gy).powi(2), d, i)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let Some((_, _, end_index)) = best else {
+            return PathResult::unreachable(outcome.settled, started.elapsed());
+        };
+        let end_pixel = grid.pixel_of(end_index);
+        let reached_goal = Some(end_pixel) == goal.pixel();
+        if !reached_goal && !self.options.snap_destination {
+            return PathResult::unreachable(outcome.settled, started.elapsed());
+        }
+        let ends = Endpoints {
+            end: if reached_goal {
+                goal
+            } else {
+                Point::pixel_center(end_pixel.0, end_pixel.1)
+            },
+            end_pixel,
+            snapped: !reached_goal,
+            ..*ends
+        };
+        self.chain.clear();
+        let toward = (ends.start.x, ends.start.y);
+        if !trace_downhill(grid, &self.scratch.dist, end_index, toward, &mut self.chain) {
+            return PathResult::unreachable(outcome.settled, started.elapsed());
+        }
+        self.chain.reverse();
+        self.pixels.clear();
+        self.pixels
+            .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
+        let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
+        result(&ends, waypoints, outcome.settled, started)
     }
 }
 

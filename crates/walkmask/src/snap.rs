@@ -23,7 +23,23 @@ pub enum SnapTarget {
 /// Every pixel of `target` whose centre is nearest to `p` (Euclidean distance; all
 /// of them when several are equally near), in row-major order. Empty when `target`
 /// has no pixel. `p` may lie outside the mask.
+///
+/// On a grid seen through obstacles the nearest pixels of the mask are found as
+/// usual; when obstacles block all of them, the search goes on ring by ring round
+/// `p` (obstacles are small, so the nearest open pixel is near).
 pub fn nearest_pixels(grid: &NavGrid, p: Point, target: SnapTarget) -> Vec<(u32, u32)> {
+    if grid.has_obstacles() {
+        let mut on_mask = nearest_pixels(&grid.without_obstacles(), p, target);
+        on_mask.retain(|&(x, y)| grid.region(x, y).is_some());
+        if !on_mask.is_empty() {
+            return on_mask;
+        }
+        return nearest_by_rings(grid, p, |x, y| match (target, grid.region(x, y)) {
+            (_, None) => false,
+            (SnapTarget::Walkable, Some(_)) => true,
+            (SnapTarget::Region(r), Some(label)) => label == r,
+        });
+    }
     let h = grid.height();
     let (qx, qy) = (p.x as f64, p.y as f64);
     let accepts = |x: u32, y: u32| match (target, grid.region(x, y)) {
@@ -88,6 +104,56 @@ pub fn nearest_pixels(grid: &NavGrid, p: Point, target: SnapTarget) -> Vec<(u32,
         if down_open {
             scan_row(down as u32, &mut best, &mut found);
             down += 1;
+        }
+    }
+    found.sort_unstable_by_key(|&(x, y)| (y, x));
+    found
+}
+
+/// Every pixel `(x, y)` with `accept(x, y)` whose centre is nearest to `p`, in
+/// row-major order, found by searching square rings outward from `p`'s pixel. Its
+/// cost grows with the square of the distance to the answer.
+pub(crate) fn nearest_by_rings(
+    grid: &NavGrid,
+    p: Point,
+    mut accept: impl FnMut(u32, u32) -> bool,
+) -> Vec<(u32, u32)> {
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let px = (p.x as f64).clamp(0.0, w as f64 - 0.5);
+    let py = (p.y as f64).clamp(0.0, h as f64 - 0.5);
+    let (cx, cy) = (px.floor() as i64, py.floor() as i64);
+    let (qx, qy) = (p.x as f64, p.y as f64);
+    let mut best = f64::INFINITY;
+    let mut found: Vec<(u32, u32)> = Vec::new();
+    let mut check = |x: i64, y: i64, best: &mut f64, found: &mut Vec<(u32, u32)>| {
+        if x < 0 || y < 0 || x >= w || y >= h || !accept(x as u32, y as u32) {
+            return;
+        }
+        let d = (x as f64 + 0.5 - qx).powi(2) + (y as f64 + 0.5 - qy).powi(2);
+        if d < *best {
+            *best = d;
+            found.clear();
+        }
+        if d == *best {
+            found.push((x as u32, y as u32));
+        }
+    };
+    for r in 0..=w.max(h) {
+        let lower = (r as f64 - 0.5).max(0.0);
+        if lower * lower > best {
+            break;
+        }
+        if r == 0 {
+            check(cx, cy, &mut best, &mut found);
+            continue;
+        }
+        for x in (cx - r).max(-1)..=(cx + r).min(w) {
+            check(x, cy - r, &mut best, &mut found);
+            check(x, cy + r, &mut best, &mut found);
+        }
+        for y in (cy - r + 1).max(-1)..=(cy + r - 1).min(h) {
+            check(cx - r, y, &mut best, &mut found);
+            check(cx + r, y, &mut best, &mut found);
         }
     }
     found.sort_unstable_by_key(|&(x, y)| (y, x));

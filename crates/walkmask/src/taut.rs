@@ -566,6 +566,28 @@ fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
             {
                 last = Some(last.map_or(cx, |l| l.max(cx)));
             }
+            // Obstacles' pixels are not in the edge index: their outermost pixels
+            // on the row give their candidate corners.
+            if let Some(bits) = grid.obstacle_bits() {
+                let w = grid.width() as i64;
+                let (x0, x1) = ((x_lo - 1).max(0), (x_hi + 1).min(w));
+                if x0 < x1 {
+                    let base = (row as usize + 1) * grid.padded_width() + 1;
+                    let (from, to) = (base + x0 as usize, base + x1 as usize);
+                    if let Some(i) = bits.first_set(from, to) {
+                        let x = (i - base) as i64;
+                        if let Some(cx) = [x, x + 1].into_iter().find(|&cx| corner(cx)) {
+                            first = Some(first.map_or(cx, |f| f.min(cx)));
+                        }
+                    }
+                    if let Some(i) = bits.last_set(from, to) {
+                        let x = (i - base) as i64;
+                        if let Some(cx) = [x + 1, x].into_iter().find(|&cx| corner(cx)) {
+                            last = Some(last.map_or(cx, |l| l.max(cx)));
+                        }
+                    }
+                }
+            }
         }
         for x in first.into_iter().chain(last.filter(|&l| Some(l) != first)) {
             out.push(P { x: x as f64, y: yf });

@@ -9,6 +9,7 @@
 //! squeeze between pixels that meet only at a corner).
 #![allow(dead_code)]
 
+pub mod cases;
 pub mod files;
 pub mod fuzz_checks;
 

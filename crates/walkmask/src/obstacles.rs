@@ -1,0 +1,507 @@
+//! Obstacles over the mask: characters and props that block the way for a while.
+//!
+//! An [`Obstacle`] is a footprint (a rectangle, a circle or an ellipse, axis-aligned
+//! in mask pixels) round a centre. [`Obstacles`] turns each into the pixels it blocks
+//! for walkers of the grid's clearance radius: a pixel is blocked when its centre lies
+//! closer than `clearance + √2/2` to the footprint, so that every point of every
+//! pixel left open keeps at least the clearance from it. Each obstacle is kept as a
+//! run of pixels per row, a few bytes a row.
+//!
+//! The mask is never copied: a query among obstacles marks their pixels in a bitmap
+//! the [`Pathfinder`](crate::Pathfinder) keeps (one bit a pixel, reused), runs on the
+//! grid seen through that bitmap ([`NavGrid::with_obstacles`] for fields that several
+//! walkers share), and clears them again. Every step of the query tests the bitmap as
+//! well as the mask.
+//!
+//! Footprints that cover the walker's own pixel when it asks are ignored (Adventure
+//! Game Studio's rule): two characters that touch can still walk apart.
+//!
+//! ```
+//! use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+//! use walkmask::{AreaSet, NavGrid, Pathfinder, PathStatus, Point, WalkMask};
+//!
+//! // A corridor 60 x 9 with a guard standing in the middle of it.
+//! let grid = NavGrid::new(WalkMask::from_fn(60, 9, |_, _| 1).unwrap(), AreaSet::all());
+//! let mut obstacles = Obstacles::new(&grid);
+//! obstacles.push(Obstacle::new(Point::new(30.0, 4.5), Footprint::Circle { radius: 3.0 })).unwrap();
+//! let mut pathfinder = Pathfinder::new();
+//! let path = pathfinder
+//!     .find_path_among(&grid, &obstacles, Point::new(2.5, 4.5), Point::new(57.5, 4.5))
+//!     .unwrap();
+//! assert_eq!(path.status, PathStatus::Found);
+//! assert!(path.waypoints.len() > 2); // round the guard
+//! ```
+
+use std::sync::Arc;
+
+use crate::{NavGrid, Point};
+
+/// The shape of an obstacle round its centre, in mask pixels, axis-aligned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Footprint {
+    /// A rectangle `2 * half_width` wide and `2 * half_height` high.
+    Rect {
+        /// Half the width.
+        half_width: f32,
+        /// Half the height.
+        half_height: f32,
+    },
+    /// A disc.
+    Circle {
+        /// Its radius.
+        radius: f32,
+    },
+    /// An ellipse with semi-axes along x and y.
+    Ellipse {
+        /// Semi-axis along x.
+        radius_x: f32,
+        /// Semi-axis along y.
+        radius_y: f32,
+    },
+}
+
+impl Footprint {
+    /// The sizes, for validation.
+    fn sizes(&self) -> [f32; 2] {
+        match *self {
+            Footprint::Rect {
+                half_width,
+                half_height,
+            } => [half_width, half_height],
+            Footprint::Circle { radius } => [radius, radius],
+            Footprint::Ellipse { radius_x, radius_y } => [radius_x, radius_y],
+        }
+    }
+
+    /// Half the width and height of the smallest box round the footprint.
+    fn half_extent(&self) -> (f64, f64) {
+        let [a, b] = self.sizes();
+        (a as f64, b as f64)
+    }
+
+    /// Euclidean distance from the offset `(dx, dy)` (from the centre) to the
+    /// footprint; 0 inside it.
+    pub fn distance(&self, dx: f64, dy: f64) -> f64 {
+        let (x, y) = (dx.abs(), dy.abs());
+        match *self {
+            Footprint::Rect {
+                half_width,
+                half_height,
+            } => {
+                let ox = (x - half_width as f64).max(0.0);
+                let oy = (y - half_height as f64).max(0.0);
+                ox.hypot(oy)
+            }
+            Footprint::Circle { radius } => (x.hypot(y) - radius as f64).max(0.0),
+            Footprint::Ellipse { radius_x, radius_y } => {
+                distance_to_ellipse(radius_x as f64, radius_y as f64, x, y)
+            }
+        }
+    }
+}
+
+/// Distance from `(x, y)` (both at least 0) to the ellipse with semi-axes `a` along
+/// x and `b` along y; 0 inside. Eberly's bisection ("Distance from a Point to an
+/// Ellipse, an Ellipsoid, or a Hyperellipsoid"), robust for every shape.
+fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
+    if a <= 0.0 || b <= 0.0 {
+        // Degenerate: a segment (or a point) along the longer axis.
+        let (hx, hy) = (a.max(0.0), b.max(0.0));
+        return (x - hx).max(0.0).hypot((y - hy).max(0.0));
+    }
+    if (x / a).powi(2) + (y / b).powi(2) <= 1.0 {
+        return 0.0;
+    }
+    // Eberly's form wants the longer semi-axis first.
+    let (e0, e1, y0, y1) = if a >= b { (a, b, x, y) } else { (b, a, y, x) };
+    if y1 == 0.0 {
+        return y0 - e0;
+    }
+    if y0 == 0.0 {
+        return y1 - e1;
+    }
+    let (z0, z1) = (y0 / e0, y1 / e1);
+    let r0 = (e0 / e1).powi(2);
+    let n0 = r0 * z0;
+    // The root of (n0 / (s + r0))^2 + (z1 / (s + 1))^2 - 1 between these two.
+    let (mut s0, mut s1) = (z1 - 1.0, n0.hypot(z1) - 1.0);
+    let mut s = s0;
+    for _ in 0..200 {
+        s = (s0 + s1) / 2.0;
+        if s == s0 || s == s1 {
+            break;
+        }
+        let g = (n0 / (s + r0)).powi(2) + (z1 / (s + 1.0)).powi(2) - 1.0;
+        if g > 0.0 {
+            s0 = s;
+        } else if g < 0.0 {
+            s1 = s;
+        } else {
+            break;
+        }
+    }
+    let (x0, x1) = (r0 * y0 / (s + r0), y1 / (s + 1.0));
+    (x0 - y0).hypot(x1 - y1)
+}
+
+/// One obstacle: a footprint round a centre, in mask pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Obstacle {
+    /// The centre (a character's feet).
+    pub center: Point,
+    /// The shape round it.
+    pub footprint: Footprint,
+}
+
+impl Obstacle {
+    /// An obstacle with `footprint` round `center`.
+    pub fn new(center: Point, footprint: Footprint) -> Self {
+        Self { center, footprint }
+    }
+}
+
+/// Why an obstacle was refused.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum ObstacleError {
+    /// The centre is NaN or infinite.
+    #[error("obstacle centre ({x}, {y}) is not a finite number")]
+    NotFinite {
+        /// x as given.
+        x: f32,
+        /// y as given.
+        y: f32,
+    },
+    /// A size is negative, NaN or infinite.
+    #[error("obstacle size {0} is not a finite number of pixels at least 0")]
+    BadSize(f32),
+}
+
+/// The pixels one obstacle blocks: per row from `first_row`, the columns `[x0, x1)`
+/// (empty rows have `x0 == x1`), clipped to the mask.
+#[derive(Clone, Debug, PartialEq)]
+struct Raster {
+    first_row: u32,
+    runs: Vec<(u32, u32)>,
+}
+
+impl Raster {
+    fn covers(&self, x: u32, y: u32) -> bool {
+        y.checked_sub(self.first_row)
+            .and_then(|r| self.runs.get(r as usize))
+            .is_some_and(|&(x0, x1)| x >= x0 && x < x1)
+    }
+
+    fn rows(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.runs
+            .iter()
+            .enumerate()
+            .filter(|(_, (x0, x1))| x1 > x0)
+            .map(|(r, &(x0, x1))| (self.first_row + r as u32, x0, x1))
+    }
+}
+
+/// The obstacles in a room, turned into pixels for walkers of one clearance radius
+/// (the radius of the grid they were made for).
+#[derive(Clone, Debug)]
+pub struct Obstacles {
+    width: u32,
+    height: u32,
+    clearance: f32,
+    obstacles: Vec<Obstacle>,
+    rasters: Vec<Raster>,
+}
+
+impl Obstacles {
+    /// No obstacles yet, for queries on `grid` (its size and clearance radius).
+    pub fn new(grid: &NavGrid) -> Self {
+        Self {
+            width: grid.width(),
+            height: grid.height(),
+            clearance: grid.clearance(),
+            obstacles: Vec::new(),
+            rasters: Vec::new(),
+        }
+    }
+
+    /// Adds an obstacle. Its pixels are worked out now: a binary search for each end
+    /// of each row, so a few microseconds for a character-sized footprint.
+    pub fn push(&mut self, obstacle: Obstacle) -> Result<(), ObstacleError> {
+        let c = obstacle.center;
+        if !c.is_finite() {
+            return Err(ObstacleError::NotFinite { x: c.x, y: c.y });
+        }
+        for s in obstacle.footprint.sizes() {
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(ObstacleError::BadSize(s));
+            }
+        }
+        self.rasters.push(self.raster(&obstacle));
+        self.obstacles.push(obstacle);
+        Ok(())
+    }
+
+    /// Removes every obstacle (keeping the allocations).
+    pub fn clear(&mut self) {
+        self.obstacles.clear();
+        self.rasters.clear();
+    }
+
+    /// The obstacles, in the order they were pushed.
+    pub fn obstacles(&self) -> &[Obstacle] {
+        &self.obstacles
+    }
+
+    /// Number of obstacles.
+    pub fn len(&self) -> usize {
+        self.obstacles.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.obstacles.is_empty()
+    }
+
+    /// The clearance radius (pixels) the obstacles were widened by.
+    pub fn clearance(&self) -> f32 {
+        self.clearance
+    }
+
+    /// Whether any obstacle blocks pixel `(x, y)`.
+    pub fn blocks(&self, x: u32, y: u32) -> bool {
+        self.rasters.iter().any(|r| r.covers(x, y))
+    }
+
+    /// Whether obstacle `index` blocks pixel `(x, y)`.
+    pub fn obstacle_blocks(&self, index: usize, x: u32, y: u32) -> bool {
+        self.rasters.get(index).is_some_and(|r| r.covers(x, y))
+    }
+
+    /// Pixels an obstacle blocks, clipped to the mask.
+    fn raster(&self, obstacle: &Obstacle) -> Raster {
+        let reach = self.clearance as f64 + std::f64::consts::FRAC_1_SQRT_2;
+        let (hx, hy) = obstacle.footprint.half_extent();
+        let (cx, cy) = (obstacle.center.x as f64, obstacle.center.y as f64);
+        let (w, h) = (self.width as f64, self.height as f64);
+        // Rows whose centres can be within reach.
+        let top = (cy - hy - reach - 0.5).floor().clamp(0.0, h);
+        let bottom = (cy + hy + reach + 0.5).ceil().clamp(0.0, h);
+        let mut runs = Vec::with_capacity((bottom - top) as usize);
+        let blocked =
+            |x: f64, y: f64| obstacle.footprint.distance(x + 0.5 - cx, y + 0.5 - cy) < reach;
+        // Columns whose centres can be within reach, as pixel indices (may be
+        // outside the mask; clipped below).
+        // Clamped to one column beyond each side of the mask, which then stands for
+        // everything outside (the runs are clipped to the mask anyway), so the
+        // searches stay short whatever the footprint's size.
+        let left = ((cx - hx - reach - 0.5).floor() - 1.0).max(-1.0);
+        let right = ((cx + hx + reach + 0.5).ceil() + 1.0).min(w);
+        if left >= right {
+            // Wholly beside the mask.
+            return Raster {
+                first_row: 0,
+                runs: Vec::new(),
+            };
+        }
+        let centre = (cx - 0.5).round().clamp(left, right);
+        for row in top as u32..bottom as u32 {
+            let y = row as f64;
+            // Along a row the distance to a convex footprint symmetric about its
+            // centre falls until the centre column and rises after it, so the
+            // blocked pixels are one run round the nearest column to the centre.
+            let pivot = [centre, centre - 1.0, centre + 1.0]
+                .into_iter()
+                .find(|&x| blocked(x, y));
+            let Some(pivot) = pivot else {
+                runs.push((0, 0));
+                continue;
+            };
+            // First blocked column: in (left, pivot].
+            let (mut lo, mut hi) = (left, pivot);
+            while hi - lo > 1.0 {
+                let mid = ((lo + hi) / 2.0).floor();
+                if blocked(mid, y) { hi = mid } else { lo = mid }
+            }
+            let first = hi;
+            // Last blocked column: in [pivot, right).
+            let (mut lo, mut hi) = (pivot, right);
+            while hi - lo > 1.0 {
+                let mid = ((lo + hi) / 2.0).floor();
+                if blocked(mid, y) { lo = mid } else { hi = mid }
+            }
+            let last = lo;
+            let x0 = first.clamp(0.0, w) as u32;
+            let x1 = (last + 1.0).clamp(0.0, w) as u32;
+            runs.push((x0, x1.max(x0)));
+        }
+        Raster {
+            first_row: top as u32,
+            runs,
+        }
+    }
+}
+
+/// One bit a pixel over a grid's padded layout: set = blocked by an obstacle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ObstacleBits {
+    words: Vec<u64>,
+}
+
+impl ObstacleBits {
+    /// Bits for a padded grid of `len` cells, all clear.
+    pub(crate) fn for_len(len: usize) -> Self {
+        Self {
+            words: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    /// Makes room for `len` cells (clearing everything when the size changes).
+    pub(crate) fn fit(&mut self, len: usize) {
+        if self.words.len() != len.div_ceil(64) {
+            self.words.clear();
+            self.words.resize(len.div_ceil(64), 0);
+        }
+    }
+
+    /// Whether padded cell `i` is blocked.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> bool {
+        // SAFETY-free: an index past the end is a bug, caught by the bounds check.
+        (self.words[i >> 6] >> (i & 63)) & 1 != 0
+    }
+
+    /// Sets (or clears) the bits of the obstacles in `obstacles` on `grid`, skipping
+    /// those that cover pixel `except`.
+    pub(crate) fn stamp(
+        &mut self,
+        grid: &NavGrid,
+        obstacles: &Obstacles,
+        except: Option<(u32, u32)>,
+        value: bool,
+    ) {
+        let pw = grid.padded_width();
+        let (w, h) = (grid.width(), grid.height());
+        for raster in &obstacles.rasters {
+            if except.is_some_and(|(x, y)| raster.covers(x, y)) {
+                continue;
+            }
+            for (y, x0, x1) in raster.rows() {
+                if y >= h {
+                    break;
+                }
+                let (x0, x1) = (x0.min(w), x1.min(w));
+                let start = (y as usize + 1) * pw + x0 as usize + 1;
+                self.set_range(start, start + (x1 - x0) as usize, value);
+            }
+        }
+    }
+
+    /// The first set bit in `[from, to)`.
+    pub(crate) fn first_set(&self, from: usize, to: usize) -> Option<usize> {
+        let mut i = from;
+        while i < to {
+            let word = self.words[i >> 6] >> (i & 63);
+            if word != 0 {
+                let found = i + word.trailing_zeros() as usize;
+                return (found < to).then_some(found);
+            }
+            i = (i | 63) + 1;
+        }
+        None
+    }
+
+    /// The last set bit in `[from, to)`.
+    pub(crate) fn last_set(&self, from: usize, to: usize) -> Option<usize> {
+        let mut end = to; // exclusive
+        while end > from {
+            let i = end - 1;
+            let word = self.words[i >> 6] << (63 - (i & 63));
+            if word != 0 {
+                let found = i - word.leading_zeros() as usize;
+                return (found >= from).then_some(found);
+            }
+            end = i & !63;
+        }
+        None
+    }
+
+    /// Sets or clears bits `[from, to)`.
+    fn set_range(&mut self, from: usize, to: usize, value: bool) {
+        let mut i = from;
+        while i < to {
+            let word = i >> 6;
+            let bit = i & 63;
+            let n = (64 - bit).min(to - i);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            if value {
+                self.words[word] |= mask;
+            } else {
+                self.words[word] &= !mask;
+            }
+            i += n;
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.capacity() * 8
+    }
+}
+
+/// Shared bits, as a grid seen through obstacles holds them.
+pub(crate) type SharedBits = Arc<ObstacleBits>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ellipse_distance_matches_sampling() {
+        for &(a, b) in &[(5.0, 2.0), (2.0, 5.0), (3.0, 3.0), (10.0, 0.5)] {
+            for &(x, y) in &[
+                (7.0, 0.0),
+                (0.0, 7.0),
+                (4.0, 4.0),
+                (9.0, 1.0),
+                (1.0, 0.2),
+                (12.0, 3.0),
+            ] {
+                let sampled = (0..20000)
+                    .map(|k| {
+                        let t = k as f64 / 20000.0 * std::f64::consts::TAU;
+                        (a * t.cos() - x).hypot(b * t.sin() - y)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                let inside = (x / a).powi(2) + (y / b).powi(2) <= 1.0;
+                let d = distance_to_ellipse(a, b, x, y);
+                if inside {
+                    assert_eq!(d, 0.0);
+                } else {
+                    assert!(
+                        (d - sampled).abs() < 1e-3,
+                        "{a} {b} ({x}, {y}): {d} vs {sampled}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bit_ranges() {
+        let mut bits = ObstacleBits::for_len(300);
+        bits.set_range(3, 200, true);
+        assert!(!bits.get(2) && bits.get(3) && bits.get(64) && bits.get(199) && !bits.get(200));
+        bits.set_range(60, 130, false);
+        assert!(bits.get(59) && !bits.get(60) && !bits.get(129) && bits.get(130));
+        for from in 0..300 {
+            for to in from..300 {
+                let set: Vec<usize> = (from..to).filter(|&i| bits.get(i)).collect();
+                assert_eq!(bits.first_set(from, to), set.first().copied());
+                assert_eq!(bits.last_set(from, to), set.last().copied());
+            }
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! Property tests of walker clearance and obstacles over random masks.
+//!
+//! - A grid with clearance keeps exactly the pixels its definition keeps (brute
+//!   force over every blocked pixel centre), and every point of every path on it
+//!   keeps the radius minus half a pixel from every blocked pixel centre.
+//! - Obstacles block exactly the pixels within reach of their footprints, and a
+//!   query among obstacles answers as a query on a copy of the mask with those
+//!   pixels painted blocked (the oracle), except that obstacles covering the start
+//!   are ignored; its paths are legal on the mask and never come nearer than the
+//!   clearance to a footprint.
+
+mod support;
+
+use proptest::prelude::*;
+use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+use walkmask::{AreaSet, NavGrid, PathStatus, Pathfinder, Point, WalkMask};
+
+use support::cases::{Scenario, scenario};
+use support::{Rng, check_path_strict, length};
+
+/// Cases per property.
+const CASES: u32 = 3000;
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CASES);
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
+/// Centres of the pixels a walker must keep clear of: blocked or disabled pixels
+/// and the ring of pixels round the mask.
+fn blocked_centres(grid: &NavGrid) -> Vec<(f64, f64)> {
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let mut out = Vec::new();
+    for y in -1..=h {
+        for x in -1..=w {
+            if !support::walkable(grid, x, y) {
+                out.push((x as f64 + 0.5, y as f64 + 0.5));
+            }
+        }
+    }
+    out
+}
+
+/// Distance from point `c` to the segment `a b`.
+fn segment_distance(a: Point, b: Point, c: (f64, f64)) -> f64 {
+    let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
+    let (dx, dy) = (bx - ax, by - ay);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 == 0.0 {
+        0.0
+    } else {
+        (((c.0 - ax) * dx + (c.1 - ay) * dy) / len2).clamp(0.0, 1.0)
+    };
+    (ax + t * dx - c.0).hypot(ay + t * dy - c.1)
+}
+
+/// A radius in quarter pixels from 0 to 4.
+fn radius() -> impl Strategy<Value = f32> {
+    (0u32..=16).prop_map(|q| q as f32 / 4.0)
+}
+
+fn clearance_grid(sc: &Scenario, radius: f32) -> NavGrid {
+    let mask = WalkMask::new(sc.case.w, sc.case.h, sc.case.cells.clone()).unwrap();
+    NavGrid::with_clearance(mask, sc.case.areas, radius).unwrap()
+}
+
+/// Up to four obstacles of every shape, centred anywhere in (or just outside) the
+/// mask, sized up to a third of it.
+fn obstacles_for(grid: &NavGrid, seed: u64) -> Obstacles {
+    let mut rng = Rng(seed);
+    let mut obstacles = Obstacles::new(grid);
+    let (w, h) = (grid.width(), grid.height());
+    let size = |rng: &mut Rng, n: u32| rng.below(n * 40 / 3 + 2) as f32 / 10.0;
+    for _ in 0..rng.below(5) {
+        let center = Point::new(
+            rng.below(w * 10 + 20) as f32 / 10.0 - 1.0,
+            rng.below(h * 10 + 20) as f32 / 10.0 - 1.0,
+        );
+        let footprint = match rng.below(3) {
+            0 => Footprint::Rect {
+                half_width: size(&mut rng, w),
+                half_height: size(&mut rng, h),
+            },
+            1 => Footprint::Circle {
+                radius: size(&mut rng, w.min(h)),
+            },
+            _ => Footprint::Ellipse {
+                radius_x: size(&mut rng, w),
+                radius_y: size(&mut rng, h),
+            },
+        };
+        obstacles.push(Obstacle::new(center, footprint)).unwrap();
+    }
+    obstacles
+}
+
+/// The oracle: a mask where a pixel is walkable when `grid` (with its clearance)
+/// has it walkable and no obstacle but those covering `except` blocks it.
+fn baked(grid: &NavGrid, obstacles: &Obstacles, except: Option<(u32, u32)>) -> NavGrid {
+    let ignored: Vec<usize> = (0..obstacles.len())
+        .filter(|&i| except.is_some_and(|(x, y)| obstacles.obstacle_blocks(i, x, y)))
+        .collect();
+    let mask = WalkMask::from_fn(grid.width(), grid.height(), |x, y| {
+        let by_obstacle = (0..obstacles.len())
+            .any(|i| !ignored.contains(&i) && obstacles.obstacle_blocks(i, x, y));
+        u8::from(grid.is_walkable(x, y) && !by_obstacle)
+    })
+    .unwrap();
+    NavGrid::new(mask, AreaSet::all())
+}
+
+fn squared_gap(p: Point, q: Point) -> f64 {
+    ((p.x - q.x) as f64).powi(2) + ((p.y - q.y) as f64).powi(2)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The grid keeps a pixel exactly when it is walkable and its centre is at least
+    /// `radius + (√2 − 1)/2` from every blocked pixel centre.
+    #[test]
+    fn clearance_grid_keeps_exactly_the_pixels_far_enough(sc in scenario(), r in radius()) {
+        let plain = sc.case.grid();
+        let wide = clearance_grid(&sc, r);
+        let centres = blocked_centres(&plain);
+        let least = r as f64 + walkmask::clearance::PIXEL_SLACK;
+        for y in 0..plain.height() {
+            for x in 0..plain.width() {
+                let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
+                let d2 = centres
+                    .iter()
+                    .map(|&(bx, by)| (bx - cx).powi(2) + (by - cy).powi(2))
+                    .fold(f64::INFINITY, f64::min);
+                let expected = plain.is_walkable(x, y) && d2 >= least * least;
+                prop_assert_eq!(wide.is_walkable(x, y), expected, "pixel ({}, {}) radius {}", x, y, r);
+            }
+        }
+    }
+
+    /// Every point of every path on a grid with clearance keeps at least the radius
+    /// minus half a pixel from every blocked pixel centre, and the path is legal on
+    /// the mask. A destination the wide walker can reach is reached exactly.
+    #[test]
+    fn paths_keep_their_clearance(sc in scenario(), r in radius()) {
+        let plain = sc.case.grid();
+        let wide = clearance_grid(&sc, r);
+        let result = Pathfinder::new().find_path(&wide, sc.start, sc.goal).unwrap();
+        if result.status == PathStatus::Unreachable {
+            prop_assert_eq!(wide.walkable_count(), 0, "unreachable with walkable pixels left");
+            return Ok(());
+        }
+        if let Err(e) = check_path_strict(&plain, &result.waypoints) {
+            return Err(TestCaseError::fail(format!("illegal path {:?}: {e}", result.waypoints)));
+        }
+        let centres = blocked_centres(&plain);
+        let least = r as f64 - 0.5 - 1e-4;
+        let segments: Vec<(Point, Point)> = match result.waypoints.as_slice() {
+            [p] => vec![(*p, *p)],
+            w => w.windows(2).map(|s| (s[0], s[1])).collect(),
+        };
+        for (a, b) in segments {
+            for &c in &centres {
+                let d = segment_distance(a, b, c);
+                prop_assert!(d >= least, "segment {:?} -> {:?} passes {} from blocked centre {:?} (radius {})", a, b, d, c, r);
+            }
+        }
+        let start_ok = sc.start.pixel().is_some_and(|(x, y)| wide.is_walkable(x, y));
+        if start_ok && wide.connected(sc.start, sc.goal) {
+            prop_assert_eq!(result.status, PathStatus::Found);
+            prop_assert_eq!(result.waypoints.last(), Some(&sc.goal));
+        }
+    }
+
+    /// Obstacles block exactly the pixels whose centres are nearer to the footprint
+    /// than the clearance plus half a pixel diagonal.
+    #[test]
+    fn obstacles_block_the_pixels_within_reach(sc in scenario(), r in radius(), seed in any::<u64>()) {
+        let grid = clearance_grid(&sc, r);
+        let obstacles = obstacles_for(&grid, seed);
+        let reach = r as f64 + std::f64::consts::FRAC_1_SQRT_2;
+        for (i, o) in obstacles.obstacles().iter().enumerate() {
+            for y in 0..grid.height() {
+                for x in 0..grid.width() {
+                    let d = o.footprint.distance(
+                        x as f64 + 0.5 - o.center.x as f64,
+                        y as f64 + 0.5 - o.center.y as f64,
+                    );
+                    // Within 1e-9 of the reach either answer is right.
+                    if (d - reach).abs() > 1e-9 {
+                        prop_assert_eq!(obstacles.obstacle_blocks(i, x, y), d < reach, "{:?} pixel ({}, {}) distance {}", o, x, y, d);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A query among obstacles answers as a query on the mask with the obstacles
+    /// painted in: the same status, an end equally near the destination and a path
+    /// of about the same length (both pulled taut, round the same pixels); its
+    /// segments are legal on that painted mask, so they never enter a footprint.
+    #[test]
+    fn queries_among_obstacles_match_the_painted_mask(sc in scenario(), r in radius(), seed in any::<u64>()) {
+        let grid = clearance_grid(&sc, r);
+        let obstacles = obstacles_for(&grid, seed);
+        let except = sc.start.pixel().filter(|&(x, y)| x < grid.width() && y < grid.height());
+        let oracle = baked(&grid, &obstacles, except);
+        let mut pathfinder = Pathfinder::new();
+        let ours = pathfinder.find_path_among(&grid, &obstacles, sc.start, sc.goal).unwrap();
+        let theirs = Pathfinder::new().find_path(&oracle, sc.start, sc.goal).unwrap();
+        prop_assert_eq!(ours.status, theirs.status, "ours {:?} theirs {:?}", ours.waypoints, theirs.waypoints);
+        prop_assert_eq!(ours.start_moved, theirs.start_moved);
+        if ours.status == PathStatus::Unreachable {
+            return Ok(());
+        }
+        if let Err(e) = check_path_strict(&oracle, &ours.waypoints) {
+            return Err(TestCaseError::fail(format!("path {:?} crosses an obstacle or wall: {e}", ours.waypoints)));
+        }
+        let (a, b) = (ours.waypoints[0], theirs.waypoints[0]);
+        prop_assert!((squared_gap(a, sc.start) - squared_gap(b, sc.start)).abs() < 1e-6, "starts {:?} vs {:?}", a, b);
+        let (a, b) = (*ours.waypoints.last().unwrap(), *theirs.waypoints.last().unwrap());
+        prop_assert!((squared_gap(a, sc.goal) - squared_gap(b, sc.goal)).abs() < 1e-6, "ends {:?} vs {:?}", a, b);
+        if ours.waypoints[0] == theirs.waypoints[0] && a == b {
+            let (lo, hi) = (length(&ours.waypoints), length(&theirs.waypoints));
+            prop_assert!((lo - hi).abs() <= 0.02 * hi + 1.0, "lengths {} vs {}: {:?} vs {:?}", lo, hi, ours.waypoints, theirs.waypoints);
+        }
+        // The bits are cleared after the query: the same pathfinder answers the plain
+        // grid as a fresh one does.
+        let after = pathfinder.find_path(&grid, sc.start, sc.goal).unwrap();
+        let fresh = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        prop_assert_eq!(after.waypoints, fresh.waypoints);
+    }
+}
+
+/// Two characters that touch can walk apart: a walker standing inside another's
+/// footprint ignores that footprint, and only that one.
+#[test]
+fn a_walker_inside_a_footprint_walks_out_of_it() {
+    let grid = NavGrid::new(WalkMask::from_fn(40, 20, |_, _| 1).unwrap(), AreaSet::all());
+    let mut obstacles = Obstacles::new(&grid);
+    let guard = Footprint::Circle { radius: 4.0 };
+    obstacles
+        .push(Obstacle::new(Point::new(10.0, 10.0), guard))
+        .unwrap();
+    obstacles
+        .push(Obstacle::new(Point::new(25.0, 10.0), guard))
+        .unwrap();
+    let r = Pathfinder::new()
+        .find_path_among(
+            &grid,
+            &obstacles,
+            Point::new(11.0, 10.5),
+            Point::new(38.5, 10.5),
+        )
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Found);
+    assert_eq!(r.waypoints[0], Point::new(11.0, 10.5));
+    // Round the second guard, not through it.
+    let oracle = baked(&grid, &obstacles, Some((11, 10)));
+    check_path_strict(&oracle, &r.waypoints).unwrap();
+    assert!(r.waypoints.len() > 2);
+}
+
+/// A click on a character walks to the nearest reachable point beside it.
+#[test]
+fn a_click_on_an_obstacle_walks_up_to_it() {
+    let grid = NavGrid::new(WalkMask::from_fn(60, 30, |_, _| 1).unwrap(), AreaSet::all());
+    let mut obstacles = Obstacles::new(&grid);
+    obstacles
+        .push(Obstacle::new(
+            Point::new(40.0, 15.0),
+            Footprint::Ellipse {
+                radius_x: 6.0,
+                radius_y: 3.0,
+            },
+        ))
+        .unwrap();
+    let r = Pathfinder::new()
+        .find_path_among(
+            &grid,
+            &obstacles,
+            Point::new(5.5, 15.5),
+            Point::new(40.0, 15.0),
+        )
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Snapped);
+    let end = *r.waypoints.last().unwrap();
+    // Just above or below the ellipse (3 px from its centre, plus under a pixel
+    // diagonal), at the nearest open pixel there is.
+    let goal = Point::new(40.0, 15.0);
+    let nearest = (0..30u32)
+        .flat_map(|y| (0..60u32).map(move |x| (x, y)))
+        .filter(|&(x, y)| !obstacles.blocks(x, y))
+        .map(|(x, y)| squared_gap(Point::pixel_center(x, y), goal))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(squared_gap(end, goal), nearest, "{end:?}");
+    assert!(end.distance(goal) < 4.5, "{end:?}");
+}
+
+/// A guard in a doorway closes it; the walker goes the long way round, or, with no
+/// other way, walks up to the guard and reports the destination snapped.
+#[test]
+fn a_guard_in_the_only_door_cuts_the_room() {
+    // A wall at x = 20 with a door at y 8..12.
+    let mask = WalkMask::from_fn(40, 20, |x, y| u8::from(x != 20 || (8..12).contains(&y))).unwrap();
+    let grid = NavGrid::new(mask, AreaSet::all());
+    let mut obstacles = Obstacles::new(&grid);
+    obstacles
+        .push(Obstacle::new(
+            Point::new(20.5, 10.0),
+            Footprint::Rect {
+                half_width: 1.0,
+                half_height: 3.0,
+            },
+        ))
+        .unwrap();
+    let goal = Point::new(35.5, 10.5);
+    let r = Pathfinder::new()
+        .find_path_among(&grid, &obstacles, Point::new(3.5, 10.5), goal)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Snapped);
+    assert!(r.waypoints.last().unwrap().x < 20.0);
+    // Without the guard the door is open.
+    let r = Pathfinder::new()
+        .find_path(&grid, Point::new(3.5, 10.5), goal)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Found);
+}
+
+/// Bad obstacles and radii are refused with an error.
+#[test]
+fn bad_sizes_are_refused() {
+    let grid = NavGrid::new(WalkMask::from_fn(4, 4, |_, _| 1).unwrap(), AreaSet::all());
+    let mut obstacles = Obstacles::new(&grid);
+    let circle = |radius| Footprint::Circle { radius };
+    assert!(
+        obstacles
+            .push(Obstacle::new(Point::new(f32::NAN, 1.0), circle(1.0)))
+            .is_err()
+    );
+    assert!(
+        obstacles
+            .push(Obstacle::new(Point::new(1.0, 1.0), circle(-1.0)))
+            .is_err()
+    );
+    assert!(
+        obstacles
+            .push(Obstacle::new(Point::new(1.0, 1.0), circle(f32::INFINITY)))
+            .is_err()
+    );
+    assert!(obstacles.is_empty());
+    // A huge footprint far outside blocks nothing and costs nothing.
+    obstacles
+        .push(Obstacle::new(Point::new(1e30, -1e30), circle(1e20)))
+        .unwrap();
+    assert!(!obstacles.blocks(0, 0));
+    let mask = WalkMask::from_fn(4, 4, |_, _| 1).unwrap();
+    assert!(NavGrid::with_clearance(mask.clone(), AreaSet::all(), f32::NAN).is_err());
+    assert!(NavGrid::with_clearance(mask.clone(), AreaSet::all(), -0.5).is_err());
+    // A radius wider than the room leaves nothing walkable, and queries say so.
+    let wide = NavGrid::with_clearance(mask, AreaSet::all(), 1e9).unwrap();
+    assert_eq!(wide.walkable_count(), 0);
+    let r = Pathfinder::new()
+        .find_path(&wide, Point::new(1.5, 1.5), Point::new(2.5, 2.5))
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Unreachable);
+}
