@@ -191,6 +191,37 @@ impl Raster {
             .is_some_and(|&(x0, x1)| x >= x0 && x < x1)
     }
 
+    /// Whether the segment `a b` passes over a pixel of this raster (a pixel it
+    /// only touches at an edge or corner may count: the test errs toward blocked).
+    fn meets_segment(&self, a: Point, b: Point) -> bool {
+        let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
+        let last_row = self.first_row as f64 + self.runs.len() as f64 - 1.0;
+        let y_lo = ay.min(by).floor().max(self.first_row as f64);
+        let y_hi = ay.max(by).floor().min(last_row);
+        if !(y_lo <= y_hi) {
+            return false;
+        }
+        let mut row = y_lo;
+        while row <= y_hi {
+            let (x0, x1) = self.runs[(row - self.first_row as f64) as usize];
+            if x1 > x0 {
+                // The segment's x extent within the band [row, row + 1].
+                let (xa, xb) = if ay == by {
+                    (ax, bx)
+                } else {
+                    let at = |y: f64| ax + (bx - ax) * ((y - ay) / (by - ay)).clamp(0.0, 1.0);
+                    (at(row), at(row + 1.0))
+                };
+                let (lo, hi) = (xa.min(xb).floor(), xa.max(xb).floor());
+                if lo < x1 as f64 && hi >= x0 as f64 {
+                    return true;
+                }
+            }
+            row += 1.0;
+        }
+        false
+    }
+
     fn rows(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         self.runs
             .iter()
@@ -214,13 +245,38 @@ pub struct Obstacles {
 impl Obstacles {
     /// No obstacles yet, for queries on `grid` (its size and clearance radius).
     pub fn new(grid: &NavGrid) -> Self {
+        Self::for_size(grid.width(), grid.height(), grid.clearance())
+    }
+
+    /// No obstacles yet, for a `width x height` mask and walkers of `clearance`
+    /// pixels (taken as 0 when negative or not finite).
+    pub fn for_size(width: u32, height: u32, clearance: f32) -> Self {
         Self {
-            width: grid.width(),
-            height: grid.height(),
-            clearance: grid.clearance(),
+            width,
+            height,
+            clearance: if clearance.is_finite() {
+                clearance.max(0.0)
+            } else {
+                0.0
+            },
             obstacles: Vec::new(),
             rasters: Vec::new(),
         }
+    }
+
+    /// The first obstacle (index in push order) that a walk along `path` would pass
+    /// over, ignoring those that block pixel `except` (where the walker stands).
+    /// Errs toward blocked where a segment only grazes an obstacle's pixel.
+    pub fn first_on_path(&self, path: &[Point], except: Option<(u32, u32)>) -> Option<usize> {
+        let segments: Vec<(Point, Point)> = match path {
+            [] => Vec::new(),
+            [p] => vec![(*p, *p)],
+            _ => path.windows(2).map(|w| (w[0], w[1])).collect(),
+        };
+        self.rasters.iter().position(|raster| {
+            !except.is_some_and(|(x, y)| raster.covers(x, y))
+                && segments.iter().any(|&(a, b)| raster.meets_segment(a, b))
+        })
     }
 
     /// Adds an obstacle. Its pixels are worked out now: a binary search for each end

@@ -214,6 +214,9 @@ fn step_off_blocked_start(
     goal_region: Option<u32>,
 ) -> Option<(u32, u32)> {
     let nearest = nearest_pixels(grid, start, SnapTarget::Walkable);
+    if grid.has_obstacles() && nearest.len() > 1 {
+        return nearest_to_goal_among_obstacles(grid, &nearest, goal);
+    }
     let region_of = |p: &(u32, u32)| grid.region(p.0, p.1).expect("walkable");
     if nearest
         .iter()
@@ -236,6 +239,36 @@ fn step_off_blocked_start(
     nearest
         .iter()
         .map(|p| (gap_to_goal(p), *p))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, p)| p)
+}
+
+/// Among `candidates` (equally near a blocked start), the one from which a walker
+/// comes nearest to `goal`. Obstacles may cut a region of the mask apart, so region
+/// labels cannot tell: each candidate gets a fill of all it reaches (a rare case: a
+/// start on a blocked pixel with several nearest pixels, among obstacles).
+fn nearest_to_goal_among_obstacles(
+    grid: &NavGrid,
+    candidates: &[(u32, u32)],
+    goal: Point,
+) -> Option<(u32, u32)> {
+    let mut scratch = FillScratch::new();
+    let pw = grid.padded_width();
+    let (gx, gy) = (goal.x as f64 + 1.0, goal.y as f64 + 1.0); // padded
+    let gap = |i: usize| {
+        let (x, y) = ((i % pw) as f64 + 0.5, (i / pw) as f64 + 0.5);
+        (x - gx).powi(2) + (y - gy).powi(2)
+    };
+    candidates
+        .iter()
+        .map(|&(x, y)| {
+            scratch.fill(grid, grid.index(x, y), None);
+            let best = scratch
+                .reached()
+                .map(|(i, _)| gap(i))
+                .fold(f64::INFINITY, f64::min);
+            (best, (x, y))
+        })
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, p)| p)
 }

@@ -370,3 +370,37 @@ fn bad_sizes_are_refused() {
         .unwrap();
     assert_eq!(r.status, PathStatus::Unreachable);
 }
+
+/// The obstacle on a path is found, and one the path keeps clear of is not.
+#[test]
+fn obstacles_on_a_path_are_found() {
+    let mut obstacles = Obstacles::for_size(100, 50, 2.0);
+    obstacles
+        .push(Obstacle::new(
+            Point::new(50.0, 25.0),
+            Footprint::Circle { radius: 5.0 },
+        ))
+        .unwrap();
+    obstacles
+        .push(Obstacle::new(
+            Point::new(80.0, 10.0),
+            Footprint::Rect {
+                half_width: 3.0,
+                half_height: 2.0,
+            },
+        ))
+        .unwrap();
+    let across = [Point::new(10.5, 25.5), Point::new(90.5, 25.5)];
+    assert_eq!(obstacles.first_on_path(&across, None), Some(0));
+    // Standing inside the circle: it is ignored.
+    assert_eq!(obstacles.first_on_path(&across, Some((50, 25))), None);
+    let above = [
+        Point::new(10.5, 15.5),
+        Point::new(60.5, 15.5),
+        Point::new(70.5, 3.0),
+    ];
+    // 9.5 px above the circle's centre: out of its reach (5 + 2 + 0.71).
+    assert_eq!(obstacles.first_on_path(&above, None), None);
+    let to_the_box = [Point::new(60.5, 15.5), Point::new(80.0, 13.5)];
+    assert_eq!(obstacles.first_on_path(&to_the_box, None), Some(1));
+}
