@@ -198,7 +198,7 @@ impl Raster {
         let last_row = self.first_row as f64 + self.runs.len() as f64 - 1.0;
         let y_lo = ay.min(by).floor().max(self.first_row as f64);
         let y_hi = ay.max(by).floor().min(last_row);
-        if !(y_lo <= y_hi) {
+        if y_lo.is_nan() || y_hi.is_nan() || y_lo > y_hi {
             return false;
         }
         let mut row = y_lo;
