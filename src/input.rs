@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
 use crate::asset::WalkMask;
+use crate::obstacle::WalkObstacle;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::job::Rooms;
 use crate::request::WalkRequest;
@@ -22,7 +23,10 @@ pub enum ClickInput {
     /// room unless its observer stops them (`click.propagate(false)`). The room needs a
     /// picking backend that hits it: with Bevy's `sprite_picking`, a `Sprite` on the
     /// room entity or a child (`WalkRoom` adds the `Pickable` the sprite backend needs
-    /// to the room entity; add it to children yourself).
+    /// to the room entity; add it to children yourself). A click on a solid
+    /// [`WalkObstacle`] that is not a [`Player`] (a guard's sprite) walks the players
+    /// in the room under it to the reachable point nearest its feet; the click does not
+    /// go on to its parents.
     Picking,
     /// The left mouse button and the cursor of the primary window, through the camera
     /// marked [`WalkCamera`] (or the active camera with the lowest `order` whose
@@ -110,14 +114,28 @@ fn walk_players_in(
     }
 }
 
+/// Solid obstacles that are not players, for clicks on them.
+type ClickableObstacles<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static WalkObstacle,
+        &'static Transform,
+        Option<&'static ChildOf>,
+    ),
+    Without<Player>,
+>;
+
 /// A primary-button `Pointer<Click>` on a room (or bubbling up to it from a child)
-/// walks the players in that room to the hit point.
+/// walks the players in that room to the hit point; one on a solid obstacle walks
+/// them up to it.
 #[cfg(feature = "picking")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_to_clicked_room(
-    click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
+    mut click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
     settings: Res<ClickToWalk>,
     players: Players,
+    obstacles: ClickableObstacles,
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
@@ -126,18 +144,31 @@ pub(crate) fn walk_to_clicked_room(
     if !settings.enabled
         || settings.input != ClickInput::Picking
         || click.event.button != bevy::picking::pointer::PointerButton::Primary
-        || rooms.get(click.entity).is_err()
     {
         return;
     }
-    let Some(target) = click.event.hit.position.map(|p| p.truncate()) else {
+    let (room, target) = if rooms.get(click.entity).is_ok() {
+        let Some(target) = click.event.hit.position.map(|p| p.truncate()) else {
+            return;
+        };
+        (click.entity, target)
+    } else if let Ok((obstacle, transform, child_of)) = obstacles.get(click.entity)
+        && obstacle.solid
+    {
+        click.propagate(false);
+        let feet = walker_xy(transform, child_of, &parents);
+        let RoomLookup::Found(room) = room_of(None, feet, rooms.iter(), &masks) else {
+            return;
+        };
+        (room, feet)
+    } else {
         return;
     };
     if !target.is_finite() {
         return;
     }
     walk_players_in(
-        click.entity,
+        room,
         target,
         &players,
         &parents,

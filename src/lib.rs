@@ -9,6 +9,9 @@
 //! * [`WalkRoom`]: places a mask in the room entity's space (centred, `scale` units
 //!   per pixel, under the room's whole `GlobalTransform`) and says which areas are
 //!   enabled right now.
+//! * [`WalkObstacle`]: a footprint (a guard, a cart) that walkers' paths keep out of
+//!   while it is solid; walkers re-plan when one moves into or out of their way.
+//!   [`Walker::radius`] keeps a walker's paths that far from walls and obstacles.
 //! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks on
 //!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
 //!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
@@ -91,6 +94,7 @@ pub mod asset;
 pub mod debug;
 mod input;
 mod movement;
+pub mod obstacle;
 pub mod outcome;
 mod placement;
 mod plan;
@@ -105,6 +109,7 @@ pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSetti
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
+pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
 };
@@ -128,8 +133,8 @@ pub mod prelude {
     pub use crate::{
         Arrived, ClickInput, ClickToWalk, Heading, PathCancelled, PathReady, PathReplanned,
         PathUnreachable, Player, RequestId, StopReason, WalkAreas, WalkCamera, WalkCommandsExt,
-        WalkMask, WalkMaskLoaderSettings, WalkPath, WalkRequest, WalkRoom, WalkState, WalkStopped,
-        Walker, WalkmaskPlugin, WalkmaskSystems,
+        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest, WalkRoom, WalkState,
+        WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -249,6 +254,7 @@ impl Plugin for WalkmaskPlugin {
         app.register_type::<WalkRoom>()
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
+            .register_type::<WalkObstacle>()
             .register_type::<Player>()
             .register_type::<WalkState>()
             .register_type::<Heading>()
@@ -261,6 +267,7 @@ impl Plugin for WalkmaskPlugin {
                 input: self.click_input,
             })
             .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
+            .init_resource::<obstacle::ObstacleLayout>()
             .insert_resource(planner.cache.clone())
             .insert_resource(planner.fields.clone())
             .insert_resource(PlannerStatus(planner.clone()))
@@ -282,8 +289,10 @@ impl Plugin for WalkmaskPlugin {
                         .in_set(WalkmaskSystems::Input)
                         .run_if(resource_exists::<ButtonInput<MouseButton>>),
                     (
+                        obstacle::gather_obstacles,
                         plan::replan::forget_changed_masks,
                         plan::replan::replan_changed,
+                        obstacle::replan_for_obstacles,
                         plan::job::read_requests,
                         plan::job::start_jobs,
                         plan::warm_up::warm_fields,

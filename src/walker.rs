@@ -38,6 +38,13 @@ pub struct Walker {
     /// A further limit on the areas this walker may use (intersected with the room's
     /// enabled areas); `None` = no limit.
     pub areas: Option<WalkAreas>,
+    /// How far (world units) its path keeps from walls, closed areas and solid
+    /// [`WalkObstacle`](crate::WalkObstacle)s: a walker too wide for a doorway does
+    /// not go through it. 0 (the default) lets it brush past them. Every point of its
+    /// paths keeps at least `radius` minus half a mask pixel from the centre of every
+    /// blocked pixel ([`walkmask::clearance`]). Negative, NaN or infinite radii make
+    /// its requests unreachable (with a warning).
+    pub radius: f32,
 }
 
 impl Default for Walker {
@@ -60,6 +67,7 @@ impl Walker {
             speed,
             room: None,
             areas: None,
+            radius: 0.0,
         }
     }
 
@@ -73,6 +81,18 @@ impl Walker {
     /// ```
     pub fn with_room(mut self, room: Entity) -> Self {
         self.room = Some(room);
+        self
+    }
+
+    /// Keeps the walker's paths `radius` world units off walls and obstacles (see
+    /// [`Walker::radius`]).
+    ///
+    /// ```
+    /// # use bevy_walkmask::Walker;
+    /// assert_eq!(Walker::new(100.0).with_radius(12.0).radius, 12.0);
+    /// ```
+    pub fn with_radius(mut self, radius: f32) -> Self {
+        self.radius = radius;
         self
     }
 

@@ -8,22 +8,43 @@ use walkmask::{AreaSet, NavGrid};
 use crate::asset::WalkMask;
 
 /// Which grid: which mask asset, which pixels (the mask's revision), which areas (only
-/// those that occur in the mask, so that toggling an absent area shares the grid).
+/// those that occur in the mask, so that toggling an absent area shares the grid), and
+/// the walkers' clearance radius.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct GridKey {
     pub(crate) mask: AssetId<WalkMask>,
     pub(crate) revision: u64,
     pub(crate) areas: AreaSet,
+    /// Clearance radius in steps of [`CLEARANCE_STEP`] pixels, rounded up.
+    pub(crate) clearance_steps: u32,
 }
 
+/// Clearance radii are rounded up to a multiple of this many pixels, so that walkers
+/// of nearly the same size share one grid.
+pub(crate) const CLEARANCE_STEP: f32 = 0.25;
+
 impl GridKey {
-    /// The key of `mask` (the asset `id`) seen with `areas`.
-    pub(crate) fn new(id: AssetId<WalkMask>, mask: &WalkMask, areas: AreaSet) -> Self {
+    /// The key of `mask` (the asset `id`) seen with `areas`, for walkers of
+    /// `clearance` pixels (finite, at least 0).
+    pub(crate) fn new(
+        id: AssetId<WalkMask>,
+        mask: &WalkMask,
+        areas: AreaSet,
+        clearance: f32,
+    ) -> Self {
+        // Far beyond any mask: a radius this wide blocks everything anyway.
+        let steps = (clearance / CLEARANCE_STEP).ceil().clamp(0.0, 1e9) as u32;
         Self {
             mask: id,
             revision: mask.revision(),
             areas: areas.intersection(&mask.present_areas()),
+            clearance_steps: steps,
         }
+    }
+
+    /// The clearance radius in pixels.
+    pub(crate) fn clearance(&self) -> f32 {
+        self.clearance_steps as f32 * CLEARANCE_STEP
     }
 }
 
@@ -199,8 +220,11 @@ impl NavGridCache {
                 cell
             }
         };
-        cell.get_or_init(|| NavGrid::new(mask.clone(), key.areas))
-            .clone()
+        cell.get_or_init(|| {
+            NavGrid::with_clearance(mask.clone(), key.areas, key.clearance())
+                .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
+        })
+        .clone()
     }
 
     /// Ids of the prepared grids the cache holds.

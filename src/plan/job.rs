@@ -13,6 +13,7 @@ use walkmask::{AreaSet, Point};
 use super::grid_cache::GridKey;
 use super::worker::{InFlight, PlanOutput, PlanQuery, PlannedPath, Planner};
 use crate::asset::WalkMask;
+use crate::obstacle::{ObstacleLayout, ObstacleWatch};
 use crate::outcome::{
     Outcome, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
     emit,
@@ -118,14 +119,30 @@ pub(crate) fn current_basis<'m>(
         )));
     }
     let areas = walker_areas(walker, room);
+    let Some(clearance) = clearance_pixels(walker.radius, &mapping) else {
+        return Err(NoBasis::Failed(format!(
+            "its radius {} is not a finite number of world units at least 0",
+            walker.radius
+        )));
+    };
     Ok((
         PlanBasis {
             room: room_entity,
-            key: GridKey::new(room.mask.id(), mask, areas),
+            key: GridKey::new(room.mask.id(), mask, areas, clearance),
             mapping,
         },
         mask,
     ))
+}
+
+/// A walker's radius in mask pixels (measured along the mask's finer axis, so that
+/// it keeps at least `radius` world units both ways); `None` when it cannot be used.
+pub(crate) fn clearance_pixels(radius: f32, mapping: &MaskMapping) -> Option<f32> {
+    if !(radius.is_finite() && radius >= 0.0) {
+        return None;
+    }
+    let pixel = mapping.pixel_size().min_element();
+    Some(if radius == 0.0 { 0.0 } else { radius / pixel })
 }
 
 /// The areas a walker may use in a room.
@@ -169,6 +186,8 @@ struct PlanStart {
     /// When the walker was walking: the request of that walk and the index of the
     /// waypoint after `world` on its path.
     on_path: Option<(RequestId, usize)>,
+    /// The [`ObstacleLayout`] generation the plan saw.
+    obstacle_generation: u64,
 }
 
 /// A walk request being answered (or a walk being re-planned), stored on the walker.
@@ -433,7 +452,17 @@ fn complete_job(
                 Joined::Walk {
                     waypoints,
                     teleport,
-                } => Some((waypoints, teleport, path.snapped)),
+                } => {
+                    let quiet_until = world
+                        .get::<ObstacleWatch>(walker)
+                        .map_or(0.0, |w| w.quiet_until);
+                    let watch = ObstacleWatch {
+                        seen: path.obstacles,
+                        generation: start.obstacle_generation,
+                        quiet_until,
+                    };
+                    Some((waypoints, teleport, path.snapped, watch))
+                }
                 Joined::Retry if job.attempts + 1 < MAX_ATTEMPTS => {
                     job.attempts += 1;
                     job.state = JobState::Waiting;
@@ -462,7 +491,7 @@ fn complete_job(
         return;
     };
     match planned {
-        Some((waypoints, teleport, snapped)) => {
+        Some((waypoints, teleport, snapped, watch)) => {
             entity.insert((
                 WalkPath {
                     waypoints: waypoints.clone(),
@@ -471,6 +500,7 @@ fn complete_job(
                     request: job.request,
                 },
                 WalkState::Walking,
+                watch,
             ));
             match basis {
                 Some(basis) => entity.insert(PlannedOn(basis)),
@@ -539,6 +569,7 @@ pub(crate) fn start_jobs(
     planner: Res<Planner>,
     time: Res<Time>,
     timing: Res<AnswerTimingSetting>,
+    layout: Res<ObstacleLayout>,
 ) {
     let ahead = match timing.0 {
         AnswerTiming::WhenReady => PLAN_AHEAD_SECONDS,
@@ -586,6 +617,7 @@ pub(crate) fn start_jobs(
             world: from,
             mask: from_mask,
             on_path,
+            obstacle_generation: layout.generation,
         });
         let query = PlanQuery {
             key: basis.key,
@@ -594,6 +626,7 @@ pub(crate) fn start_jobs(
             goal,
             clamped,
             mapping,
+            obstacles: layout.in_mask(entity, &mapping),
         };
         let in_flight = InFlight::new(&planner.planning);
         let worker = planner.clone();

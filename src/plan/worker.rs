@@ -5,10 +5,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
+use walkmask::obstacles::Obstacle;
 use walkmask::{NavGrid, PathOptions, PathStatus, Pathfinder, Point};
 
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
+use crate::obstacle::rasterise;
 use crate::room::MaskMapping;
 
 /// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size
@@ -90,6 +92,8 @@ pub(crate) struct PlanQuery {
     /// Whether the goal was outside the mask and moved onto its edge.
     pub(crate) clamped: bool,
     pub(crate) mapping: MaskMapping,
+    /// The solid obstacles but the walker's own, in mask pixels.
+    pub(crate) obstacles: Vec<(Entity, Obstacle)>,
 }
 
 /// A path task's answer.
@@ -109,6 +113,8 @@ pub(crate) struct PlannedPath {
     pub(crate) start_moved: bool,
     pub(crate) grid: NavGrid,
     pub(crate) mapping: MaskMapping,
+    /// The obstacles it was planned among.
+    pub(crate) obstacles: Vec<(Entity, Obstacle)>,
 }
 
 impl Planner {
@@ -140,27 +146,44 @@ impl Planner {
     /// Runs on a worker thread.
     pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
         let grid = self.cache.get_or_build(query.key, &query.mask, true);
+        let obstacles = rasterise(
+            query.obstacles.iter().map(|(_, o)| *o),
+            &query.mapping,
+            grid.clearance(),
+        );
         let field = match query.start.pixel() {
             Some(source) if self.warm => self.fields.lookup(&grid, source),
             _ => None,
         };
-        let result = match field {
-            Some(field) => {
-                field
-                    .path_to(query.start, query.goal, self.options())
-                    .map(|mut path| {
-                        // A walk that starts where it ends is one point, as from a search.
-                        if let [a, b] = path.waypoints[..]
-                            && a == b
-                        {
-                            path.waypoints.pop();
-                        }
-                        path
-                    })
+        let from_field = field.and_then(|field| {
+            let path = field.path_to(query.start, query.goal, self.options());
+            match path {
+                // A warm field knows nothing of obstacles: its walk stands only if it
+                // keeps clear of them.
+                Ok(path)
+                    if obstacles
+                        .first_on_path(&path.waypoints, query.start.pixel())
+                        .is_some() =>
+                {
+                    None
+                }
+                Ok(mut path) => {
+                    // A walk that starts where it ends is one point, as from a search.
+                    if let [a, b] = path.waypoints[..]
+                        && a == b
+                    {
+                        path.waypoints.pop();
+                    }
+                    Some(Ok(path))
+                }
+                Err(error) => Some(Err(error)),
             }
+        });
+        let result = match from_field {
+            Some(result) => result,
             None => {
                 let mut pathfinder = self.pathfinders.take();
-                let result = pathfinder.find_path(&grid, query.start, query.goal);
+                let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
                 self.pathfinders.put(pathfinder);
                 result
             }
@@ -181,6 +204,7 @@ impl Planner {
                     start_moved: path.start_moved,
                     grid,
                     mapping: query.mapping,
+                    obstacles: query.obstacles,
                 })
             }
             Ok(_) => PlanOutput::Unreachable,
