@@ -189,9 +189,10 @@ pub struct WalkmaskPlugin {
     /// a 4.8 ms p99 main-thread cost with 100 walkers (`examples/frame_cost.rs`)
     /// against 0.27 ms with warm fields off.
     pub warm_fields: bool,
-    /// Upper bound on the bytes of warm distance fields kept ([`WarmFieldCache`]); a
-    /// field takes about 4 bytes per mask pixel (about 8 MiB for 1920 x 1080), and
-    /// the least recently used are dropped first. Default 256 MiB.
+    /// Upper bound on the bytes of distance fields kept ([`WarmFieldCache`]: warm
+    /// fields, and the fields crowds sent to one place share); a field takes about 4
+    /// bytes per mask pixel (about 8 MiB for 1920 x 1080), and the least recently used
+    /// are dropped first. Default 256 MiB.
     pub field_cache_bytes: usize,
     /// When answers are applied: as soon as they are ready (default), or a fixed
     /// number of frames after the request for frame-exact determinism.

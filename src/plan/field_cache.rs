@@ -1,6 +1,6 @@
 //! Warm distance fields kept for walkers standing still.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use bevy::prelude::*;
 use walkmask::flow::FieldCache;
@@ -15,6 +15,7 @@ struct FieldsInner {
     hits: u64,
     misses: u64,
     fills: u64,
+    shared: u64,
 }
 
 /// Counters of the [`WarmFieldCache`].
@@ -31,8 +32,11 @@ pub struct FieldCacheStats {
     /// Path queries that found no warm field for their start and searched instead
     /// (not counted when warm fields are off).
     pub misses: u64,
-    /// Warm fields filled.
+    /// Fields filled (warm fields and fields shared by walkers going to one place).
     pub fills: u64,
+    /// Path queries answered from a field filled from their destination, shared with
+    /// the other walkers going there.
+    pub shared: u64,
     /// Fields held.
     pub entries: usize,
     /// Bytes held by the fields (about 4 per mask pixel each).
@@ -66,9 +70,16 @@ pub struct FieldCacheStats {
 /// }
 /// # bevy::ecs::system::assert_is_system(report);
 /// ```
+///
+/// The same fields serve crowds: when several walkers are sent to one destination
+/// pixel (same room, areas and radius) in one frame, one field is filled from the
+/// destination and every one of them traces it ([`DistanceField::path_from`], ties
+/// toward the straight line to the destination), instead of one search each.
 #[derive(Resource, Clone)]
 pub struct WarmFieldCache {
     inner: Arc<Mutex<FieldsInner>>,
+    /// Signalled whenever a fill ends, for tasks waiting on the same field.
+    filled: Arc<Condvar>,
 }
 
 impl WarmFieldCache {
@@ -88,7 +99,9 @@ impl WarmFieldCache {
                 hits: 0,
                 misses: 0,
                 fills: 0,
+                shared: 0,
             })),
+            filled: Arc::new(Condvar::new()),
         }
     }
 
@@ -110,6 +123,7 @@ impl WarmFieldCache {
             hits: inner.hits,
             misses: inner.misses,
             fills: inner.fills,
+            shared: inner.shared,
             entries: inner.fields.len(),
             bytes: inner.fields.memory_bytes(),
             budget_bytes: inner.fields.budget_bytes(),
@@ -154,17 +168,62 @@ impl WarmFieldCache {
             }
             inner.filling.push(key);
         }
-        /// Takes the key off the `filling` list however the fill ends.
+        self.fill(grid, source, live);
+    }
+
+    /// The field of `grid` from `destination`, for a walker sent there with others
+    /// (counted as shared): the cached one, or the one another task is filling (this
+    /// task waits for it), or a new fill. `None` when `destination` is not walkable.
+    pub(crate) fn shared(
+        &self,
+        grid: &NavGrid,
+        destination: (u32, u32),
+        live: impl FnOnce() -> Vec<u64>,
+    ) -> Option<Arc<DistanceField>> {
+        let key = (grid.id(), destination);
+        let mut inner = self.lock();
+        loop {
+            if let Some(field) = inner.fields.get(grid, destination) {
+                inner.shared += 1;
+                return Some(field);
+            }
+            if !inner.filling.contains(&key) {
+                break;
+            }
+            inner = self
+                .filled
+                .wait(inner)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        inner.filling.push(key);
+        drop(inner);
+        let field = self.fill(grid, destination, live);
+        if field.is_some() {
+            self.lock().shared += 1;
+        }
+        field
+    }
+
+    /// Fills the field of `grid` from `source` (whose key the caller put on the
+    /// `filling` list) and keeps it.
+    fn fill(
+        &self,
+        grid: &NavGrid,
+        source: (u32, u32),
+        live: impl FnOnce() -> Vec<u64>,
+    ) -> Option<Arc<DistanceField>> {
+        let key = (grid.id(), source);
+        /// Takes the key off the `filling` list however the fill ends, and wakes the
+        /// tasks waiting for it.
         struct Filling<'a>(&'a WarmFieldCache, (u64, (u32, u32)));
         impl Drop for Filling<'_> {
             fn drop(&mut self) {
                 self.0.lock().filling.retain(|k| *k != self.1);
+                self.0.filled.notify_all();
             }
         }
         let _filling = Filling(self, key);
-        let Some(field) = DistanceField::new(grid, source) else {
-            return;
-        };
+        let field = Arc::new(DistanceField::new(grid, source)?);
         let live = live();
         let mut inner = self.lock();
         let FieldsInner {
@@ -178,7 +237,8 @@ impl WarmFieldCache {
         if !grids.contains(&key.0) {
             grids.push(key.0);
         }
-        fields.insert(Arc::new(field));
+        fields.insert(field.clone());
+        Some(field)
     }
 
     /// Drops the fields of grids not in `live` (their mask was unloaded or replaced).

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
-use walkmask::obstacles::Obstacle;
-use walkmask::{NavGrid, PathOptions, PathStatus, Pathfinder, Point};
+use walkmask::obstacles::{Obstacle, Obstacles};
+use walkmask::{NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError};
 
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
@@ -94,6 +94,9 @@ pub(crate) struct PlanQuery {
     pub(crate) mapping: MaskMapping,
     /// The solid obstacles but the walker's own, in mask pixels.
     pub(crate) obstacles: Vec<(Entity, Obstacle)>,
+    /// Other walkers are sent to the same destination pixel now: fill one field from
+    /// it for all of them.
+    pub(crate) share_destination: bool,
 }
 
 /// A path task's answer.
@@ -151,43 +154,41 @@ impl Planner {
             &query.mapping,
             grid.clearance(),
         );
-        let field = match query.start.pixel() {
+        let options = self.options();
+        // 1. The walker's own warm field.
+        let warm = match query.start.pixel() {
             Some(source) if self.warm => self.fields.lookup(&grid, source),
             _ => None,
         };
-        let from_field = field.and_then(|field| {
-            let path = field.path_to(query.start, query.goal, self.options());
-            match path {
-                // A warm field knows nothing of obstacles: its walk stands only if it
-                // keeps clear of them.
-                Ok(path)
-                    if obstacles
-                        .first_on_path(&path.waypoints, query.start.pixel())
-                        .is_some() =>
-                {
-                    None
-                }
-                Ok(mut path) => {
-                    // A walk that starts where it ends is one point, as from a search.
-                    if let [a, b] = path.waypoints[..]
-                        && a == b
-                    {
-                        path.waypoints.pop();
-                    }
-                    Some(Ok(path))
-                }
-                Err(error) => Some(Err(error)),
-            }
+        let mut result = warm.and_then(|field| {
+            traced(
+                field.path_to(query.start, query.goal, options),
+                &obstacles,
+                query.start,
+            )
         });
-        let result = match from_field {
-            Some(result) => result,
-            None => {
-                let mut pathfinder = self.pathfinders.take();
-                let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
-                self.pathfinders.put(pathfinder);
-                result
-            }
-        };
+        // 2. A field from the destination, shared with the others sent there.
+        if result.is_none()
+            && query.share_destination
+            && grid.connected(query.start, query.goal)
+            && let Some(destination) = query.goal.pixel()
+            && let Some(field) = self
+                .fields
+                .shared(&grid, destination, || self.cache.grid_ids())
+        {
+            result = traced(
+                field.path_from(query.start, query.goal, options),
+                &obstacles,
+                query.start,
+            );
+        }
+        // 3. A search of its own.
+        let result = result.unwrap_or_else(|| {
+            let mut pathfinder = self.pathfinders.take();
+            let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
+            self.pathfinders.put(pathfinder);
+            result
+        });
         match result {
             Ok(path) if path.is_walkable() => {
                 if query.clamped && !self.options().snap_destination {
@@ -222,6 +223,34 @@ impl Planner {
         if grid.is_walkable(source.0, source.1) {
             self.fields.warm(&grid, source, || self.cache.grid_ids());
         }
+    }
+}
+
+/// A walk traced through a field, as a search would give it (a walk that starts where
+/// it ends is one point), unless it crosses an obstacle (a field knows nothing of
+/// them): then `None`, and the walker searches.
+fn traced(
+    result: Result<PathResult, QueryError>,
+    obstacles: &Obstacles,
+    start: Point,
+) -> Option<Result<PathResult, QueryError>> {
+    match result {
+        Ok(path)
+            if obstacles
+                .first_on_path(&path.waypoints, start.pixel())
+                .is_some() =>
+        {
+            None
+        }
+        Ok(mut path) => {
+            if let [a, b] = path.waypoints[..]
+                && a == b
+            {
+                path.waypoints.pop();
+            }
+            Some(Ok(path))
+        }
+        Err(error) => Some(Err(error)),
     }
 }
 
