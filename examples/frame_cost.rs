@@ -20,8 +20,12 @@
 //! `PathUnreachable`). `--no-warm` turns warm fields off
 //! ([`WalkmaskPlugin::warm_fields`]) for comparison.
 //!
+//! `--crowd` measures a crowd instead: 300 walkers, all sent together to a new point
+//! every half second (a crowd following the player), and also prints the distance
+//! fields filled per second and how many walks were traced from a shared field.
+//!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--no-warm]
+//! cargo run --release --example frame_cost [-- SECONDS] [--no-warm] [--crowd]
 //! ```
 
 use std::collections::HashMap;
@@ -37,6 +41,10 @@ const WIDTH: u32 = 1920;
 const HEIGHT: u32 = 1080;
 const WALKERS: usize = 100;
 const REQUESTS_PER_SECOND: f64 = 10.0;
+/// Walkers in `--crowd` mode.
+const CROWD_WALKERS: usize = 300;
+/// Seconds between the crowd's destinations in `--crowd` mode.
+const CROWD_PERIOD: f64 = 0.5;
 const FRAME: Duration = Duration::from_millis(16);
 /// Frames left out of the statistics at the start.
 const SETTLE_FRAMES: u64 = 125;
@@ -95,6 +103,8 @@ struct Bench {
     /// Plugin span per frame, after settling.
     spans: Vec<Duration>,
     walkers: Vec<Entity>,
+    /// Whether the walkers move as one crowd (`--crowd`).
+    crowd: bool,
     next_walker: usize,
     requests: u64,
     requests_after_settling: u64,
@@ -117,7 +127,8 @@ fn setup(
     let mask = walkmask::WalkMask::from_fn(WIDTH, HEIGHT, |x, y| u8::from(walkable(x, y)))
         .expect("valid mask size");
     commands.spawn(WalkRoom::new(masks.add(WalkMask::from(mask))));
-    for _ in 0..WALKERS {
+    let walkers = if bench.crowd { CROWD_WALKERS } else { WALKERS };
+    for _ in 0..walkers {
         let at = rng.walkable_point();
         let walker = commands
             .spawn((
@@ -137,13 +148,33 @@ fn send_requests(
     mut rng: ResMut<Rng>,
     mut requests: MessageWriter<WalkRequest>,
 ) {
+    let n = bench.walkers.len();
+    if bench.crowd {
+        // Everyone to one new point every CROWD_PERIOD.
+        let round = (time.elapsed_secs_f64() / CROWD_PERIOD) as u64;
+        if bench.frame > 0 && bench.requests >= (round + 1) * n as u64 {
+            return;
+        }
+        let target = rng.walkable_point();
+        let frame = bench.frame;
+        for i in 0..n {
+            let walker = bench.walkers[i];
+            bench.requests += 1;
+            if frame >= SETTLE_FRAMES {
+                bench.requests_after_settling += 1;
+            }
+            bench.requested_at.insert(walker, frame);
+            requests.write(WalkRequest::new(walker, target));
+        }
+        return;
+    }
     let due = if bench.frame == 0 {
-        WALKERS as u64
+        n as u64
     } else {
-        WALKERS as u64 + (time.elapsed_secs_f64() * REQUESTS_PER_SECOND) as u64
+        n as u64 + (time.elapsed_secs_f64() * REQUESTS_PER_SECOND) as u64
     };
     while bench.requests < due {
-        let walker = bench.walkers[bench.next_walker % WALKERS];
+        let walker = bench.walkers[bench.next_walker % n];
         bench.next_walker += 1;
         bench.requests += 1;
         if bench.frame >= SETTLE_FRAMES {
@@ -210,13 +241,15 @@ fn ms(d: Duration) -> f64 {
 fn main() {
     let mut seconds = 30.0;
     let mut warm_fields = true;
+    let mut crowd = false;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--no-warm" => warm_fields = false,
+            "--crowd" => crowd = true,
             _ => match arg.parse::<f64>() {
                 Ok(s) if s.is_finite() && s > 3.0 => seconds = s,
                 _ => {
-                    eprintln!("usage: frame_cost [SECONDS > 3] [--no-warm]; got '{arg}'");
+                    eprintln!("usage: frame_cost [SECONDS > 3] [--no-warm] [--crowd]; got '{arg}'");
                     std::process::exit(2);
                 }
             },
@@ -236,7 +269,7 @@ fn main() {
         },
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-    .init_resource::<Bench>()
+    .insert_resource(Bench { crowd, ..default() })
     .insert_resource(Rng(0x9e37_79b9_7f4a_7c15))
     .add_systems(Startup, setup)
     .add_systems(
@@ -280,8 +313,14 @@ fn main() {
     let mut latencies = bench.latencies.clone();
     latencies.sort_unstable();
 
+    let walkers = bench.walkers.len();
+    let load = if crowd {
+        format!("all sent to one new point every {CROWD_PERIOD} s")
+    } else {
+        format!("{REQUESTS_PER_SECOND} requests/s")
+    };
     println!(
-        "frame_cost: {WIDTH} x {HEIGHT} mask, {WALKERS} walkers, {REQUESTS_PER_SECOND} requests/s, warm fields {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
+        "frame_cost: {WIDTH} x {HEIGHT} mask, {walkers} walkers, {load}, warm fields {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
         if warm_fields { "on" } else { "off" },
         FRAME.as_millis(),
         wall.as_secs_f64(),
@@ -324,14 +363,16 @@ fn main() {
         latencies.len()
     );
     println!(
-        "walking on average: {:.1} of {WALKERS} walkers",
+        "walking on average: {:.1} of {walkers} walkers",
         bench.walking_samples as f64 / frames as f64
     );
     println!(
-        "warm fields: {} hits, {} misses, {} fills, {} held ({:.1} MiB); grids: {} held",
+        "fields: {} filled ({:.2} per second), {} walks traced from a shared field; warm: {} hits, {} misses; {} held ({:.1} MiB); grids: {} held",
+        fields.fills,
+        fields.fills as f64 / seconds,
+        fields.shared,
         fields.hits,
         fields.misses,
-        fields.fills,
         fields.entries,
         fields.bytes as f64 / (1 << 20) as f64,
         grids.entries

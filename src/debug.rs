@@ -1,15 +1,16 @@
 //! Debug overlay (cargo feature `debug_overlay`): the mask tinted by area over each
-//! room, walkers' current paths, targets and clicks.
+//! room, walkers' current paths, targets, clicks and radii, and obstacles' footprints.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::color::ColorToPacked;
-use bevy::color::palettes::css::{GOLD, LIME, ORANGE, RED, WHITE};
+use bevy::color::palettes::css::{GOLD, LIME, ORANGE, RED, TOMATO, WHITE};
 use bevy::gizmos::GizmoPlugin;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy::image::{Image, ImageSampler};
 use bevy::prelude::*;
 
 use crate::asset::WalkMask;
+use crate::obstacle::{ObstacleShape, WalkObstacle};
 use crate::plan::job::PathJob;
 use crate::request::WalkRequest;
 use crate::room::{WalkAreas, WalkRoom};
@@ -58,7 +59,8 @@ pub struct WalkmaskGizmos;
 
 /// The debug overlay: each room's mask as a tinted sprite (one colour per enabled
 /// area, grey for disabled areas, alpha 0.35, drawn just above the room), walkers'
-/// remaining paths, their targets, paths being planned and recent clicks.
+/// remaining paths, their targets and radii, paths being planned, recent clicks and
+/// the footprints of [`WalkObstacle`]s (faint when not solid).
 ///
 /// Add it next to [`WalkmaskPlugin`](crate::WalkmaskPlugin). It does nothing harmful
 /// when the app has no gizmos (no `GizmoPlugin`: no lines) or no images (no
@@ -251,7 +253,7 @@ type WalkerView = (
     Option<&'static PathJob>,
 );
 
-/// Paths, targets and clicks.
+/// Paths, targets, clicks, walkers' radii and solid obstacles' footprints.
 fn draw_walkers(
     debug: Res<WalkmaskDebug>,
     time: Res<Time>,
@@ -259,6 +261,8 @@ fn draw_walkers(
     mut requests: MessageReader<WalkRequest>,
     mut clicks: Local<Vec<(Vec2, f32)>>,
     walkers: Query<WalkerView, With<Walker>>,
+    radii: Query<(&GlobalTransform, &Walker)>,
+    obstacles: Query<(&GlobalTransform, &WalkObstacle)>,
 ) {
     const CLICK_SECONDS: f32 = 1.0;
     let now = time.elapsed_secs();
@@ -275,6 +279,31 @@ fn draw_walkers(
     for &(point, at) in clicks.iter() {
         let fade = 1.0 - (now - at) / CLICK_SECONDS;
         gizmos.circle_2d(point, 4.0 + 10.0 * (1.0 - fade), WHITE.with_alpha(fade));
+    }
+    for (transform, obstacle) in &obstacles {
+        let at = transform.translation().truncate();
+        let color = if obstacle.solid {
+            TOMATO
+        } else {
+            TOMATO.with_alpha(0.3)
+        };
+        match obstacle.shape {
+            ObstacleShape::Rect { half_size } => {
+                gizmos.rect_2d(at, half_size * 2.0, color);
+            }
+            ObstacleShape::Circle { radius } => {
+                gizmos.circle_2d(at, radius, color);
+            }
+            ObstacleShape::Ellipse { radii } => {
+                gizmos.ellipse_2d(at, radii, color);
+            }
+        }
+    }
+    for (transform, walker) in &radii {
+        if walker.radius > 0.0 && walker.radius.is_finite() {
+            let at = transform.translation().truncate();
+            gizmos.circle_2d(at, walker.radius, LIME.with_alpha(0.6));
+        }
     }
     for (transform, path, job) in &walkers {
         let position = transform.translation().truncate();

@@ -20,7 +20,12 @@
 //! * `rooms/props/gate_closed.png`, `rooms/props/gate_open.png`: the gate leaf, which
 //!   `lobby.png` leaves out: show the one that matches the state of area 4;
 //! * `sprites/avatar.png`: a 5 x 3 atlas of 128 x 256 frames (columns: idle and a
-//!   four-frame walk; rows: facing the camera, facing away, facing right).
+//!   four-frame walk; rows: facing the camera, facing away, facing right);
+//! * `sprites/waiter.png`: the same for the waiter.
+//!
+//! The walk mask is the floor exactly: furniture footprints are blocked with no margin
+//! round them. Characters keep off the furniture with their own radius
+//! (`Walker::radius`), so one mask serves characters of every size.
 //!
 //! The room is drawn in a simple perspective: the floor is the plane `h = 0`, seen
 //! by a camera `CAM_H` metres high; a floor point `(u, z)` (metres across, metres
@@ -46,8 +51,6 @@ const Z_WALL: f32 = 20.0;
 const FENCE_U: f32 = 2.4;
 /// The gate opening in the fence, in depth.
 const GATE_Z: (f32, f32) = (13.5, 14.9);
-/// How far (metres) a character's feet stay from furniture.
-const CLEARANCE: f32 = 0.25;
 
 type Rgbf = [f32; 3];
 
@@ -1842,7 +1845,7 @@ fn area_at(x: f32, y: f32, props: &[Prop]) -> u8 {
     }
     for p in props {
         for f in &p.footprint {
-            if f.sd(u, z) < CLEARANCE {
+            if f.sd(u, z) < 0.0 {
                 return 0;
             }
         }
@@ -1856,7 +1859,7 @@ fn area_at(x: f32, y: f32, props: &[Prop]) -> u8 {
         return 2;
     }
     // the pilaster at the end of the lobby wall
-    if sd_rect(u, z, FENCE_U - 0.08, FENCE_U + 0.14, Z_WALL - 0.12, Z_WALL) < CLEARANCE {
+    if sd_rect(u, z, FENCE_U - 0.08, FENCE_U + 0.14, Z_WALL - 0.12, Z_WALL) < 0.0 {
         return 0;
     }
     let (u0, u1, z0, z1) = RUG;
@@ -1887,15 +1890,49 @@ enum Facing {
 }
 
 /// Draws one frame; `phase` in 0..4 is the walk cycle, None is standing.
-fn avatar_frame(facing: Facing, phase: Option<u32>) -> Canvas {
+/// The colours a character is drawn in.
+#[derive(Clone, Copy)]
+struct Outfit {
+    skin: u32,
+    hair: u32,
+    jacket: u32,
+    jacket_dark: u32,
+    trousers: u32,
+    boots: u32,
+    scarf: u32,
+}
+
+/// The player: teal jacket, red scarf.
+const PLAYER: Outfit = Outfit {
+    skin: 0xf0c8a0,
+    hair: 0x5a3420,
+    jacket: 0x2a7f7a,
+    jacket_dark: 0x1f5f5c,
+    trousers: 0x34384a,
+    boots: 0x4a2c1a,
+    scarf: 0xd8483a,
+};
+
+/// The waiter: white jacket, black trousers and shoes, a black bow tie.
+const WAITER: Outfit = Outfit {
+    skin: 0xd9a27c,
+    hair: 0x1e1a18,
+    jacket: 0xf2efe6,
+    jacket_dark: 0xcfcabd,
+    trousers: 0x1c1c22,
+    boots: 0x101012,
+    scarf: 0x151515,
+};
+
+fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
     let mut c = Canvas::new(FRAME_W, FRAME_H);
-    let skin = hex(0xf0c8a0);
-    let hair = hex(0x5a3420);
-    let jacket = hex(0x2a7f7a);
-    let jacket_dark = hex(0x1f5f5c);
-    let trousers = hex(0x34384a);
-    let boots = hex(0x4a2c1a);
-    let scarf = hex(0xd8483a);
+    let skin = hex(outfit.skin);
+    let hair = hex(outfit.hair);
+    let jacket = hex(outfit.jacket);
+    let jacket_dark = hex(outfit.jacket_dark);
+    let trousers = hex(outfit.trousers);
+    let boots = hex(outfit.boots);
+    let scarf = hex(outfit.scarf);
     // walk cycle: swing in -1..1 and a small bob
     let (swing, bob) = match phase {
         None => (0.0, 0.0),
@@ -2149,14 +2186,15 @@ fn outline(c: &mut Canvas, col: Rgbf, r: f32) {
     }
 }
 
-fn avatar_atlas() -> RgbaImage {
+fn avatar_atlas(outfit: Outfit) -> RgbaImage {
     let mut atlas = RgbaImage::new(FRAME_W * 5, FRAME_H * 3);
     for (row, facing) in [Facing::Front, Facing::Back, Facing::Right]
         .into_iter()
         .enumerate()
     {
         for col in 0..5u32 {
-            let frame = avatar_frame(facing, if col == 0 { None } else { Some(col - 1) }).to_rgba();
+            let phase = if col == 0 { None } else { Some(col - 1) };
+            let frame = avatar_frame(outfit, facing, phase).to_rgba();
             image::imageops::replace(
                 &mut atlas,
                 &frame,
@@ -2324,8 +2362,10 @@ fn run(out: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
     println!("wrote {}", manifest_path.display());
 
-    let atlas = avatar_atlas();
+    let atlas = avatar_atlas(PLAYER);
     save(|p| atlas.save(p), &out.join("sprites").join("avatar.png"))?;
+    let atlas = avatar_atlas(WAITER);
+    save(|p| atlas.save(p), &out.join("sprites").join("waiter.png"))?;
     Ok(())
 }
 
