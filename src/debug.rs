@@ -88,7 +88,7 @@ impl Plugin for WalkmaskDebugPlugin {
                 PostUpdate,
                 (
                     update_mask_overlays.run_if(resource_exists::<Assets<Image>>),
-                    draw_walkers
+                    (draw_walkers, draw_footprints)
                         .run_if(gizmos_ready)
                         .after(bevy::transform::TransformSystems::Propagate),
                 ),
@@ -253,7 +253,7 @@ type WalkerView = (
     Option<&'static PathJob>,
 );
 
-/// Paths, targets, clicks, walkers' radii and solid obstacles' footprints.
+/// Paths, targets and clicks.
 fn draw_walkers(
     debug: Res<WalkmaskDebug>,
     time: Res<Time>,
@@ -261,8 +261,6 @@ fn draw_walkers(
     mut requests: MessageReader<WalkRequest>,
     mut clicks: Local<Vec<(Vec2, f32)>>,
     walkers: Query<WalkerView, With<Walker>>,
-    radii: Query<(&GlobalTransform, &Walker)>,
-    obstacles: Query<(&GlobalTransform, &WalkObstacle)>,
 ) {
     const CLICK_SECONDS: f32 = 1.0;
     let now = time.elapsed_secs();
@@ -279,6 +277,40 @@ fn draw_walkers(
     for &(point, at) in clicks.iter() {
         let fade = 1.0 - (now - at) / CLICK_SECONDS;
         gizmos.circle_2d(point, 4.0 + 10.0 * (1.0 - fade), WHITE.with_alpha(fade));
+    }
+    for (transform, path, job) in &walkers {
+        let position = transform.translation().truncate();
+        gizmos.circle_2d(position, 6.0, LIME);
+        if let Some(path) = path {
+            let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
+            gizmos.linestrip_2d(
+                std::iter::once(position).chain(rest.iter().copied()),
+                ORANGE,
+            );
+            if let Some(end) = path.end() {
+                gizmos.circle_2d(end, 4.0, ORANGE);
+                if end.distance(path.target) > 0.5 {
+                    gizmos.line_2d(end, path.target, RED.with_alpha(0.6));
+                }
+            }
+            gizmos.cross_2d(path.target, 6.0, RED);
+        }
+        if let Some(job) = job {
+            gizmos.line_2d(position, job.target, GOLD.with_alpha(0.5));
+            gizmos.cross_2d(job.target, 6.0, GOLD);
+        }
+    }
+}
+
+/// Walkers' radii and obstacles' footprints.
+fn draw_footprints(
+    debug: Res<WalkmaskDebug>,
+    mut gizmos: Gizmos<WalkmaskGizmos>,
+    radii: Query<(&GlobalTransform, &Walker)>,
+    obstacles: Query<(&GlobalTransform, &WalkObstacle)>,
+) {
+    if !debug.enabled {
+        return;
     }
     for (transform, obstacle) in &obstacles {
         let at = transform.translation().truncate();
@@ -303,28 +335,6 @@ fn draw_walkers(
         if walker.radius > 0.0 && walker.radius.is_finite() {
             let at = transform.translation().truncate();
             gizmos.circle_2d(at, walker.radius, LIME.with_alpha(0.6));
-        }
-    }
-    for (transform, path, job) in &walkers {
-        let position = transform.translation().truncate();
-        gizmos.circle_2d(position, 6.0, LIME);
-        if let Some(path) = path {
-            let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
-            gizmos.linestrip_2d(
-                std::iter::once(position).chain(rest.iter().copied()),
-                ORANGE,
-            );
-            if let Some(end) = path.end() {
-                gizmos.circle_2d(end, 4.0, ORANGE);
-                if end.distance(path.target) > 0.5 {
-                    gizmos.line_2d(end, path.target, RED.with_alpha(0.6));
-                }
-            }
-            gizmos.cross_2d(path.target, 6.0, RED);
-        }
-        if let Some(job) = job {
-            gizmos.line_2d(position, job.target, GOLD.with_alpha(0.5));
-            gizmos.cross_2d(job.target, 6.0, GOLD);
         }
     }
 }
