@@ -365,19 +365,20 @@ fn pace_waiter(
     }
 }
 
+/// A character as the animation sees it.
+type Character = (
+    &'static Heading,
+    &'static WalkState,
+    &'static mut Transform,
+    &'static mut Sprite,
+    &'static mut Avatar,
+    &'static mut Walker,
+    Has<Waiter>,
+);
+
 /// Facing from `Heading`, walk cycle from the distance walked, size and speed from
 /// depth, and drawing order by depth (nearer characters over farther ones).
-fn animate_avatar(
-    mut avatars: Query<(
-        &Heading,
-        &WalkState,
-        &mut Transform,
-        &mut Sprite,
-        &mut Avatar,
-        &mut Walker,
-        Has<Waiter>,
-    )>,
-) {
+fn animate_avatar(mut avatars: Query<Character>) {
     for (heading, state, mut transform, mut sprite, mut avatar, mut walker, waiter) in &mut avatars
     {
         let pos = transform.translation.truncate();
