@@ -1,6 +1,7 @@
 //! Obstacles: characters and props whose footprint walkers keep out of, and the
 //! re-plans they cause when they move.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 
@@ -182,20 +183,22 @@ fn to_mask(at: Vec2, shape: ObstacleShape, mapping: &MaskMapping) -> Obstacle {
 }
 
 /// Obstacles for walkers of `clearance` pixels on a mask of `mapping`'s size, from
-/// `list`; footprints that cannot be used (NaN sizes, say) are left out with a
-/// warning.
-pub(crate) fn rasterise(
-    list: impl IntoIterator<Item = Obstacle>,
+/// `list`, with the entity of each (in the order of the obstacles); footprints that
+/// cannot be used (NaN sizes, say) are left out with a warning.
+pub(crate) fn rasterise<'a>(
+    list: impl IntoIterator<Item = &'a (Entity, Obstacle)>,
     mapping: &MaskMapping,
     clearance: f32,
-) -> Obstacles {
+) -> (Obstacles, Vec<Entity>) {
     let mut obstacles = Obstacles::for_size(mapping.size.x, mapping.size.y, clearance);
-    for obstacle in list {
-        if let Err(error) = obstacles.push(obstacle) {
-            warn_once!("a WalkObstacle is left out: {error}");
+    let mut entities = Vec::new();
+    for &(entity, obstacle) in list {
+        match obstacles.push(obstacle) {
+            Ok(()) => entities.push(entity),
+            Err(error) => warn_once!("a WalkObstacle is left out: {error}"),
         }
     }
-    obstacles
+    (obstacles, entities)
 }
 
 /// What a walk was planned among: the obstacles then, and when its walker may next
@@ -245,46 +248,70 @@ type WatchedWalker = (
 );
 
 /// Re-plans walkers whose remaining path an obstacle now blocks, or that an obstacle
-/// which bent their path has moved away from (see [`WalkObstacle`]).
+/// which bent their path has moved away from (see [`WalkObstacle`]). The obstacles'
+/// pixels are worked out once per room and walker radius in a frame, and only for
+/// obstacles whose box comes near a walk.
 pub(crate) fn replan_for_obstacles(
     mut commands: Commands,
     time: Res<Time>,
     layout: Res<ObstacleLayout>,
     mut walkers: Query<WatchedWalker, (With<Walker>, Without<PathJob>)>,
     parents: Parents,
+    mut rasters: Local<HashMap<(Entity, u32), (Obstacles, Vec<Entity>)>>,
 ) {
+    rasters.clear();
     let now = time.elapsed_secs();
     for (entity, transform, child_of, path, planned_on, mut watch) in &mut walkers {
         if watch.generation == layout.generation || now < watch.quiet_until {
             continue;
         }
         watch.generation = layout.generation;
-        let mapping = planned_on.0.mapping;
-        let clearance = planned_on.0.key.clearance();
+        let basis = planned_on.0;
+        let (mapping, clearance) = (basis.mapping, basis.key.clearance());
         let here = walker_xy(transform, child_of, &parents);
         let rest: Vec<walkmask::Point> = std::iter::once(here)
             .chain(path.waypoints.iter().skip(path.next).copied())
             .map(|p| mapping.world_to_mask(p))
             .collect();
         let standing_on = rest[0].pixel();
+        let near = |o: &Obstacle, reach: f32| match rest.as_slice() {
+            [p] => o.near_segment(*p, *p, reach),
+            _ => rest.windows(2).any(|w| o.near_segment(w[0], w[1], reach)),
+        };
         let current = layout.in_mask(entity, &mapping);
-        let blocked = rasterise(current.iter().map(|(_, o)| *o), &mapping, clearance)
-            .first_on_path(&rest, standing_on)
-            .is_some();
-        let moved_away = watch.seen.iter().filter(|(seen_entity, seen)| {
-            !current.iter().any(|(e, o)| {
-                e == seen_entity
-                    && o.footprint == seen.footprint
-                    && o.center.distance(seen.center) < MOVED_PIXELS
+        let blocked = current.iter().any(|(_, o)| near(o, clearance)) && {
+            let (obstacles, entities) = rasters
+                .entry((basis.room, basis.key.clearance_steps))
+                .or_insert_with(|| {
+                    rasterise(
+                        &layout.in_mask(Entity::PLACEHOLDER, &mapping),
+                        &mapping,
+                        clearance,
+                    )
+                });
+            obstacles
+                .on_path(&rest, standing_on)
+                .any(|i| entities[i] != entity)
+        };
+        let reach = clearance + BEND_MARGIN_PIXELS;
+        let moved_away: Vec<(Entity, Obstacle)> = watch
+            .seen
+            .iter()
+            .filter(|(seen_entity, seen)| {
+                near(seen, reach)
+                    && !current.iter().any(|(e, o)| {
+                        e == seen_entity
+                            && o.footprint == seen.footprint
+                            && o.center.distance(seen.center) < MOVED_PIXELS
+                    })
             })
-        });
-        let freed = rasterise(
-            moved_away.map(|(_, o)| *o),
-            &mapping,
-            clearance + BEND_MARGIN_PIXELS,
-        )
-        .first_on_path(&rest, standing_on)
-        .is_some();
+            .copied()
+            .collect();
+        let freed = !moved_away.is_empty()
+            && rasterise(&moved_away, &mapping, reach)
+                .0
+                .first_on_path(&rest, standing_on)
+                .is_some();
         if blocked || freed {
             debug!(
                 "walker {entity}: an obstacle {} its path, re-planning to {}",

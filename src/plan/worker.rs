@@ -149,11 +149,7 @@ impl Planner {
     /// Runs on a worker thread.
     pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
         let grid = self.cache.get_or_build(query.key, &query.mask, true);
-        let obstacles = rasterise(
-            query.obstacles.iter().map(|(_, o)| *o),
-            &query.mapping,
-            grid.clearance(),
-        );
+        let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
         let options = self.options();
         // 1. The walker's own warm field.
         let warm = match query.start.pixel() {

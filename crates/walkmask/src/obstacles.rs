@@ -158,6 +158,38 @@ impl Obstacle {
     pub fn new(center: Point, footprint: Footprint) -> Self {
         Self { center, footprint }
     }
+
+    /// Whether the segment `a b` comes within `reach` pixels of the box round the
+    /// footprint: a quick test before working out the obstacle's pixels. Never false
+    /// when the segment comes within `reach` of the footprint itself.
+    pub fn near_segment(&self, a: Point, b: Point, reach: f32) -> bool {
+        let (hx, hy) = self.footprint.half_extent();
+        // A blocked pixel's centre lies within reach + √2/2 of the footprint and its
+        // corners √2/2 further; the per-row test may count one more pixel.
+        let grow = reach as f64 + 2.5;
+        let (cx, cy) = (self.center.x as f64, self.center.y as f64);
+        let (x0, x1) = (cx - hx - grow, cx + hx + grow);
+        let (y0, y1) = (cy - hy - grow, cy + hy + grow);
+        // Clip the segment to the box (Liang-Barsky).
+        let (ax, ay) = (a.x as f64, a.y as f64);
+        let (dx, dy) = (b.x as f64 - ax, b.y as f64 - ay);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for (p, q) in [(-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return false;
+                }
+            } else {
+                let t = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(t);
+                } else {
+                    t1 = t1.min(t);
+                }
+            }
+        }
+        t0 <= t1
+    }
 }
 
 /// Why an obstacle was refused.
@@ -268,15 +300,31 @@ impl Obstacles {
     /// over, ignoring those that block pixel `except` (where the walker stands).
     /// Errs toward blocked where a segment only grazes an obstacle's pixel.
     pub fn first_on_path(&self, path: &[Point], except: Option<(u32, u32)>) -> Option<usize> {
-        let segments: Vec<(Point, Point)> = match path {
-            [] => Vec::new(),
-            [p] => vec![(*p, *p)],
-            _ => path.windows(2).map(|w| (w[0], w[1])).collect(),
+        self.on_path(path, except).next()
+    }
+
+    /// Every obstacle (index in push order) that a walk along `path` would pass over,
+    /// ignoring those that block pixel `except`, as [`Obstacles::first_on_path`].
+    pub fn on_path<'a>(
+        &'a self,
+        path: &'a [Point],
+        except: Option<(u32, u32)>,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let single = [path.first().copied().unwrap_or_default(); 2];
+        let segments = move || -> Box<dyn Iterator<Item = (Point, Point)> + 'a> {
+            match path {
+                [] => Box::new(std::iter::empty()),
+                [_] => Box::new(std::iter::once((single[0], single[1]))),
+                _ => Box::new(path.windows(2).map(|w| (w[0], w[1]))),
+            }
         };
-        self.rasters.iter().position(|raster| {
-            !except.is_some_and(|(x, y)| raster.covers(x, y))
-                && segments.iter().any(|&(a, b)| raster.meets_segment(a, b))
-        })
+        self.rasters
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, raster)| {
+                let ignored = except.is_some_and(|(x, y)| raster.covers(x, y));
+                (!ignored && segments().any(|(a, b)| raster.meets_segment(a, b))).then_some(i)
+            })
     }
 
     /// Adds an obstacle. Its pixels are worked out now: a binary search for each end
@@ -400,6 +448,9 @@ impl Obstacles {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ObstacleBits {
     words: Vec<u64>,
+    /// Every set bit lies in `[lo, hi)`: a test outside it reads no memory.
+    lo: usize,
+    hi: usize,
 }
 
 impl ObstacleBits {
@@ -407,6 +458,8 @@ impl ObstacleBits {
     pub(crate) fn for_len(len: usize) -> Self {
         Self {
             words: vec![0; len.div_ceil(64)],
+            lo: 0,
+            hi: 0,
         }
     }
 
@@ -415,18 +468,19 @@ impl ObstacleBits {
         if self.words.len() != len.div_ceil(64) {
             self.words.clear();
             self.words.resize(len.div_ceil(64), 0);
+            (self.lo, self.hi) = (0, 0);
         }
     }
 
     /// Whether padded cell `i` is blocked.
     #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> bool {
-        // SAFETY-free: an index past the end is a bug, caught by the bounds check.
-        (self.words[i >> 6] >> (i & 63)) & 1 != 0
+        i >= self.lo && i < self.hi && (self.words[i >> 6] >> (i & 63)) & 1 != 0
     }
 
-    /// Sets (or clears) the bits of the obstacles in `obstacles` on `grid`, skipping
-    /// those that cover pixel `except`.
+    /// Sets (`value` true) the bits of the obstacles in `obstacles` on `grid`,
+    /// skipping those that cover pixel `except`; or clears them again (`value`
+    /// false, with the same arguments), leaving no bit set.
     pub(crate) fn stamp(
         &mut self,
         grid: &NavGrid,
@@ -449,10 +503,14 @@ impl ObstacleBits {
                 self.set_range(start, start + (x1 - x0) as usize, value);
             }
         }
+        if !value {
+            (self.lo, self.hi) = (0, 0);
+        }
     }
 
     /// The first set bit in `[from, to)`.
     pub(crate) fn first_set(&self, from: usize, to: usize) -> Option<usize> {
+        let (from, to) = (from.max(self.lo), to.min(self.hi));
         let mut i = from;
         while i < to {
             let word = self.words[i >> 6] >> (i & 63);
@@ -467,6 +525,7 @@ impl ObstacleBits {
 
     /// The last set bit in `[from, to)`.
     pub(crate) fn last_set(&self, from: usize, to: usize) -> Option<usize> {
+        let (from, to) = (from.max(self.lo), to.min(self.hi));
         let mut end = to; // exclusive
         while end > from {
             let i = end - 1;
@@ -482,6 +541,13 @@ impl ObstacleBits {
 
     /// Sets or clears bits `[from, to)`.
     fn set_range(&mut self, from: usize, to: usize, value: bool) {
+        if value && from < to {
+            if self.lo == self.hi {
+                (self.lo, self.hi) = (from, to);
+            } else {
+                (self.lo, self.hi) = (self.lo.min(from), self.hi.max(to));
+            }
+        }
         let mut i = from;
         while i < to {
             let word = i >> 6;

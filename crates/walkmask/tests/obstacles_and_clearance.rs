@@ -404,3 +404,39 @@ fn obstacles_on_a_path_are_found() {
     let to_the_box = [Point::new(60.5, 15.5), Point::new(80.0, 13.5)];
     assert_eq!(obstacles.first_on_path(&to_the_box, None), Some(1));
 }
+
+/// The quick box test never misses a segment that the obstacle's pixels meet.
+#[test]
+fn the_box_test_never_misses_a_meeting() {
+    let mut rng = Rng(7);
+    for _ in 0..3000 {
+        let clearance = rng.below(8) as f32 / 2.0;
+        let mut obstacles = Obstacles::for_size(60, 60, clearance);
+        let center = Point::new(rng.below(600) as f32 / 10.0, rng.below(600) as f32 / 10.0);
+        let size = |rng: &mut Rng| rng.below(150) as f32 / 10.0;
+        let footprint = match rng.below(3) {
+            0 => Footprint::Circle {
+                radius: size(&mut rng),
+            },
+            1 => Footprint::Rect {
+                half_width: size(&mut rng),
+                half_height: size(&mut rng),
+            },
+            _ => Footprint::Ellipse {
+                radius_x: size(&mut rng),
+                radius_y: size(&mut rng),
+            },
+        };
+        let obstacle = Obstacle::new(center, footprint);
+        obstacles.push(obstacle).unwrap();
+        let p =
+            |rng: &mut Rng| Point::new(rng.below(600) as f32 / 10.0, rng.below(600) as f32 / 10.0);
+        let (a, b) = (p(&mut rng), p(&mut rng));
+        if obstacles.first_on_path(&[a, b], None).is_some() {
+            assert!(
+                obstacle.near_segment(a, b, clearance),
+                "{obstacle:?} {a:?} {b:?}"
+            );
+        }
+    }
+}

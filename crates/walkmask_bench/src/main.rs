@@ -14,6 +14,7 @@
 mod chart;
 mod masks;
 mod methods;
+mod obstacles;
 mod report;
 mod rng;
 mod runner;
@@ -44,7 +45,8 @@ struct Args {
     /// Draw a chart of the median times to this PNG file.
     #[arg(long, value_name = "FILE.png")]
     chart: Option<PathBuf>,
-    /// Only masks whose name contains this text (`snapping`: only the snapping table).
+    /// Only masks whose name contains this text (`snapping`: only the snapping table;
+    /// `obstacles`: only the obstacles and clearance table).
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
 }
@@ -430,6 +432,13 @@ fn main() {
         .is_none_or(|f| "snapping".contains(f.as_str()))
     {
         snapping::run(args.quick);
+    }
+    if args
+        .filter
+        .as_ref()
+        .is_none_or(|f| "obstacles".contains(f.as_str()))
+    {
+        obstacles::run(args.quick);
     }
     let total = started.elapsed().as_secs_f64();
     let load_end = runner::load_average();
