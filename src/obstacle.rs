@@ -247,6 +247,10 @@ type WatchedWalker = (
     &'static mut ObstacleWatch,
 );
 
+/// The obstacles' pixels in a frame, by (room, clearance in steps), with the entity
+/// of each.
+type RastersByRoom = HashMap<(Entity, u32), (Obstacles, Vec<Entity>)>;
+
 /// Re-plans walkers whose remaining path an obstacle now blocks, or that an obstacle
 /// which bent their path has moved away from (see [`WalkObstacle`]). The obstacles'
 /// pixels are worked out once per room and walker radius in a frame, and only for
@@ -257,7 +261,7 @@ pub(crate) fn replan_for_obstacles(
     layout: Res<ObstacleLayout>,
     mut walkers: Query<WatchedWalker, (With<Walker>, Without<PathJob>)>,
     parents: Parents,
-    mut rasters: Local<HashMap<(Entity, u32), (Obstacles, Vec<Entity>)>>,
+    mut rasters: Local<RastersByRoom>,
 ) {
     rasters.clear();
     let now = time.elapsed_secs();
