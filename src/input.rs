@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
 use crate::asset::WalkMask;
+#[cfg(feature = "picking")]
 use crate::obstacle::WalkObstacle;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::job::Rooms;
@@ -115,6 +116,7 @@ fn walk_players_in(
 }
 
 /// Solid obstacles that are not players, for clicks on them.
+#[cfg(feature = "picking")]
 type ClickableObstacles<'w, 's> = Query<
     'w,
     's,

@@ -14,10 +14,12 @@ mod common;
 #[cfg(feature = "picking")]
 use bevy::picking::events::{Click, Pointer};
 #[cfg(feature = "picking")]
-use bevy::picking::pointer::{Location, PointerButton, PointerId};
+use bevy::picking::pointer::PointerButton;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, PlannerStatus};
+#[cfg(feature = "picking")]
+use common::click;
 use common::{
     Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, pixel_of, position,
     px, request, room_pixel, run, run_until, spawn_walker,
@@ -496,31 +498,6 @@ fn walkers_in_two_rooms_use_the_room_under_them() {
     common::wait_for(&mut app, common::LOAD_UPDATES, |w| {
         w.resource::<bevy_walkmask::WarmFieldCache>().stats().fills >= 2
     });
-}
-
-#[cfg(feature = "picking")]
-fn click(app: &mut App, entity: Entity, at: Vec2, button: PointerButton) {
-    let hit =
-        bevy::picking::backend::HitData::new(Entity::PLACEHOLDER, 0.0, Some(at.extend(0.0)), None);
-    let location = Location {
-        target: bevy::camera::NormalizedRenderTarget::None {
-            width: 1,
-            height: 1,
-        },
-        position: Vec2::ZERO,
-    };
-    let event = Pointer::new(
-        PointerId::Mouse,
-        location,
-        Click {
-            button,
-            hit,
-            duration: std::time::Duration::from_millis(80),
-            count: 1,
-        },
-        entity,
-    );
-    app.world_mut().trigger(event);
 }
 
 /// Picking clicks: a primary click on a room (or bubbling up from its child) walks the

@@ -292,3 +292,84 @@ fn a_wide_walker_refuses_a_narrow_door_a_thin_one_passes() {
             .has(bad, |k| matches!(k, Kind::Unreachable))
     );
 }
+
+/// A destination an obstacle moves onto mid-walk: the walker re-plans to the nearest
+/// reachable point and says it was snapped.
+#[test]
+fn a_destination_covered_mid_walk_is_replaced_by_the_nearest_reachable_point() {
+    let mut app = open_room();
+    let walker = spawn_walker(&mut app, Walker::new(20.0), px(4, 24));
+    let goal = px(50, 24);
+    let cart = spawn_obstacle(&mut app, WalkObstacle::circle(5.0), px(50, 4));
+    run(&mut app, 1);
+    request(&mut app, walker, goal);
+    run(&mut app, 2);
+    app.world_mut()
+        .get_mut::<Transform>(cart)
+        .unwrap()
+        .translation = goal.extend(1.0);
+    run(&mut app, 2);
+    let replanned = app.world().resource::<Log>().replanned(walker);
+    let (_, path, snapped) = replanned.last().expect("a re-plan");
+    assert!(snapped);
+    let end = *path.last().unwrap();
+    assert!(
+        end.distance(goal) >= 5.0 && end.distance(goal) < 5.0 + 1.5,
+        "{end}"
+    );
+    run_until(&mut app, 600, |w| w.get::<WalkPath>(walker).is_none());
+    assert!(position(&app, walker).distance(goal) >= 5.0);
+}
+
+/// A picking click on a solid character's sprite walks the players up beside it, and
+/// the click does not also reach the room it is a child of.
+#[cfg(feature = "picking")]
+#[test]
+fn a_picking_click_on_a_solid_character_walks_the_player_beside_it() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, |_, _| 1);
+    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+    let guard_at = px(40, 24);
+    let guard = app
+        .world_mut()
+        .spawn((
+            WalkObstacle::circle(4.0),
+            Transform::from_translation(guard_at.extend(1.0)),
+            ChildOf(room),
+        ))
+        .id();
+    let player = app
+        .world_mut()
+        .spawn((
+            Walker::new(100.0),
+            Player,
+            Transform::from_translation(px(4, 24).extend(1.0)),
+        ))
+        .id();
+    run(&mut app, 1);
+    // The hit is on the guard's head, above its feet.
+    common::click(
+        &mut app,
+        guard,
+        guard_at + Vec2::new(0.0, 20.0),
+        bevy::picking::pointer::PointerButton::Primary,
+    );
+    run(&mut app, 2);
+    let log = app.world().resource::<Log>();
+    let ready = log.ready(player);
+    assert_eq!(
+        ready.len(),
+        1,
+        "one request, not one for the guard and one for the room"
+    );
+    let (target, path, snapped) = &ready[0];
+    assert_eq!(*target, guard_at, "the walk goes to the guard's feet");
+    assert!(snapped);
+    let end = *path.last().unwrap();
+    assert!(
+        end.distance(guard_at) >= 4.0 && end.distance(guard_at) < 4.0 + 1.5,
+        "{end}"
+    );
+    assert_eq!(log.both().iter().filter(|e| e.kind.is_answer()).count(), 1);
+}
