@@ -216,6 +216,8 @@ pub fn position(app: &App, entity: Entity) -> Vec2 {
 }
 
 /// Triggers a picking click with `button` on `entity`, hitting world point `at`.
+// Also compiled by the single-threaded crate's tests, which have no `picking` feature.
+#[allow(unexpected_cfgs)]
 #[cfg(feature = "picking")]
 pub fn click(
     app: &mut App,
