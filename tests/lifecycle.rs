@@ -10,6 +10,9 @@
 //! origin, pixel (px, py) is world (px - 32, 24 - py).
 
 mod common;
+#[cfg(feature = "picking")]
+#[path = "common/picking.rs"]
+mod picking;
 
 #[cfg(feature = "picking")]
 use bevy::picking::events::{Click, Pointer};
@@ -18,12 +21,12 @@ use bevy::picking::pointer::PointerButton;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, PlannerStatus};
-#[cfg(feature = "picking")]
-use common::click;
 use common::{
     Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, pixel_of, position,
     px, request, room_pixel, run, run_until, spawn_walker,
 };
+#[cfg(feature = "picking")]
+use picking::click;
 
 fn app_with(plugin: WalkmaskPlugin) -> App {
     let mut app = headless_app(plugin);

@@ -6,6 +6,9 @@
 //! pixel (px, py) is world (px - 32, 24 - py).
 
 mod common;
+#[cfg(feature = "picking")]
+#[path = "common/picking.rs"]
+mod picking;
 
 use bevy::prelude::*;
 use bevy_walkmask::OBSTACLE_REPLAN_SECONDS;
@@ -349,7 +352,7 @@ fn a_picking_click_on_a_solid_character_walks_the_player_beside_it() {
         .id();
     run(&mut app, 1);
     // The hit is on the guard's head, above its feet.
-    common::click(
+    picking::click(
         &mut app,
         guard,
         guard_at + Vec2::new(0.0, 20.0),

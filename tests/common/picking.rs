@@ -1,0 +1,36 @@
+//! Picking clicks for the tests (`#[path]`-included by the test files that use it,
+//! under the `picking` feature).
+
+use bevy::prelude::*;
+
+/// Triggers a picking click with `button` on `entity`, hitting world point `at`.
+pub fn click(
+    app: &mut App,
+    entity: Entity,
+    at: Vec2,
+    button: bevy::picking::pointer::PointerButton,
+) {
+    use bevy::picking::events::{Click, Pointer};
+    use bevy::picking::pointer::{Location, PointerId};
+    let hit =
+        bevy::picking::backend::HitData::new(Entity::PLACEHOLDER, 0.0, Some(at.extend(0.0)), None);
+    let location = Location {
+        target: bevy::camera::NormalizedRenderTarget::None {
+            width: 1,
+            height: 1,
+        },
+        position: Vec2::ZERO,
+    };
+    let event = Pointer::new(
+        PointerId::Mouse,
+        location,
+        Click {
+            button,
+            hit,
+            duration: std::time::Duration::from_millis(80),
+            count: 1,
+        },
+        entity,
+    );
+    app.world_mut().trigger(event);
+}
