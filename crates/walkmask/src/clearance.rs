@@ -71,60 +71,89 @@ pub(crate) fn squared_distances_by(
     blocked: impl Fn(usize) -> bool,
 ) -> Vec<u32> {
     assert!(width > 0 && height > 0, "an empty grid has no distances");
-    // Columns: distance to the nearest blocked cell above or below, in cells.
+    // Columns: distance to the nearest blocked cell above or below, in cells, row by
+    // row (each pass reads the grid in memory order, keeping one value per column).
     // Capping the input at C caps the output at C exactly: the cell itself is a
     // candidate root at horizontal distance 0, so min(d, C) comes out.
     const FAR: u32 = u32::MAX;
     let mut d = vec![FAR; width * height];
-    for x in 0..width {
-        let mut last: Option<usize> = None;
-        for y in 0..height {
-            let i = y * width + x;
-            if blocked(i) {
-                last = Some(y);
-                d[i] = 0;
-            } else if let Some(l) = last {
-                d[i] = (y - l) as u32;
+    let mut last: Vec<u32> = vec![FAR; width]; // row of the last blocked cell seen
+    for (y, row) in d.chunks_exact_mut(width).enumerate() {
+        for (x, out) in row.iter_mut().enumerate() {
+            if blocked(y * width + x) {
+                last[x] = y as u32;
+                *out = 0;
+            } else if last[x] != FAR {
+                *out = y as u32 - last[x];
             }
-        }
-        let mut next: Option<usize> = None;
-        for y in (0..height).rev() {
-            let i = y * width + x;
-            if d[i] == 0 {
-                next = Some(y);
-            } else if let Some(n) = next {
-                d[i] = d[i].min((n - y) as u32);
-            }
-        }
-        for y in 0..height {
-            let i = y * width + x;
-            assert!(d[i] != FAR, "column {x} has no blocked cell");
-            d[i] = (d[i] as u64 * d[i] as u64).min(DISTANCE_CAP as u64) as u32;
         }
     }
-    // Rows: the lower envelope of the parabolas (q - x)^2 + f(q).
+    last.fill(FAR);
+    for (y, row) in d.chunks_exact_mut(width).enumerate().rev() {
+        for (x, out) in row.iter_mut().enumerate() {
+            if *out == 0 {
+                last[x] = y as u32;
+            } else if last[x] != FAR {
+                *out = (*out).min(last[x] - y as u32);
+            }
+        }
+    }
+    for (i, out) in d.iter_mut().enumerate() {
+        assert!(*out != FAR, "column {} has no blocked cell", i % width);
+        *out = (*out as u64 * *out as u64).min(DISTANCE_CAP as u64) as u32;
+    }
+    // Rows: the lower envelope of the parabolas (q - x)^2 + f(q), in exact integer
+    // arithmetic: 64-bit while products stay below 2^63 (rows up to 65 536 cells),
+    // else 128-bit.
+    if width <= 1 << 16 {
+        lower_envelopes::<i64>(&mut d, width, 1 << 40);
+    } else {
+        lower_envelopes::<i128>(&mut d, width, 1 << 90);
+    }
+    d
+}
+
+/// The integers the row pass computes in.
+trait Exact:
+    Copy
+    + PartialOrd
+    + From<i64>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+{
+}
+
+impl Exact for i64 {}
+impl Exact for i128 {}
+
+/// Replaces each row of `d` (squared column distances) by the squared distance to the
+/// nearest blocked cell: the lower envelope of the parabolas rooted at its cells.
+/// `far` must exceed every intersection and stay exact times a denominator.
+fn lower_envelopes<T: Exact>(d: &mut [u32], width: usize, far: T) {
     let mut f = vec![0u32; width];
     let mut vertices = vec![0usize; width];
     // Where parabola k of the envelope starts to be the lowest, as a fraction
     // (numerator, denominator) so that every comparison is exact.
-    let mut starts: Vec<(i128, i128)> = vec![(0, 1); width + 1];
-    for y in 0..height {
-        let row = &mut d[y * width..(y + 1) * width];
+    let mut starts: Vec<(T, T)> = vec![(T::from(0), T::from(1)); width + 1];
+    let (low, high) = ((T::from(0) - far, T::from(1)), (far, T::from(1)));
+    let int = |v: usize| T::from(v as i64);
+    for row in d.chunks_exact_mut(width) {
         f.copy_from_slice(row);
         // The intersection of the parabolas rooted at q and v (v < q).
-        let meet = |q: usize, v: usize| -> (i128, i128) {
-            let (qi, vi) = (q as i128, v as i128);
+        let meet = |q: usize, v: usize| -> (T, T) {
+            let (qi, vi) = (int(q), int(v));
             (
-                (f[q] as i128 + qi * qi) - (f[v] as i128 + vi * vi),
-                2 * (qi - vi),
+                (T::from(f[q] as i64) + qi * qi) - (T::from(f[v] as i64) + vi * vi),
+                T::from(2) * (qi - vi),
             )
         };
         // a/b <= c/d with positive denominators.
-        let le = |a: (i128, i128), c: (i128, i128)| a.0 * c.1 <= c.0 * a.1;
+        let le = |a: (T, T), c: (T, T)| a.0 * c.1 <= c.0 * a.1;
         let mut k = 0usize;
         vertices[0] = 0;
-        starts[0] = (-(1i128 << 90), 1);
-        starts[1] = (1i128 << 90, 1);
+        starts[0] = low;
+        starts[1] = high;
         for q in 1..width {
             let mut s = meet(q, vertices[k]);
             while le(s, starts[k]) {
@@ -134,11 +163,11 @@ pub(crate) fn squared_distances_by(
             k += 1;
             vertices[k] = q;
             starts[k] = s;
-            starts[k + 1] = (1i128 << 90, 1);
+            starts[k + 1] = high;
         }
         k = 0;
         for (x, out) in row.iter_mut().enumerate() {
-            while !le((x as i128, 1), starts[k + 1]) {
+            while !le((int(x), T::from(1)), starts[k + 1]) {
                 k += 1;
             }
             let v = vertices[k];
@@ -146,7 +175,6 @@ pub(crate) fn squared_distances_by(
             *out = (dx * dx + f[v] as u64).min(DISTANCE_CAP as u64) as u32;
         }
     }
-    d
 }
 
 #[cfg(test)]
@@ -189,6 +217,26 @@ mod tests {
                 })
                 .collect();
             assert_eq!(squared_distances(&blocked, w, h), brute(&blocked, w, h));
+        }
+    }
+
+    #[test]
+    fn wide_rows_agree_with_narrow_ones() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200 {
+            let width = 1 + (state % 40) as usize;
+            let row: Vec<u32> = (0..width * 3)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 50) as u32
+                })
+                .collect();
+            let (mut a, mut b) = (row.clone(), row);
+            lower_envelopes::<i64>(&mut a, width, 1 << 40);
+            lower_envelopes::<i128>(&mut b, width, 1 << 90);
+            assert_eq!(a, b);
         }
     }
 

@@ -21,15 +21,9 @@ use support::{Rng, check_path_strict, length};
 /// Cases per property.
 const CASES: u32 = 3000;
 
+/// [`CASES`] cases per property, or `PROPTEST_CASES` when set.
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CASES);
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
+    support::cases::config(CASES)
 }
 
 /// Centres of the pixels a walker must keep clear of: blocked or disabled pixels

@@ -225,16 +225,9 @@ fn blocked_start_near_the_far_edge_moves_to_the_nearest_pixel() {
     assert_eq!(r.waypoints.last(), Some(&Point::new(2.5, 3.5)));
 }
 
-/// [`CASES`] cases per property, or `PROPTEST_CASES` when set (for longer soak runs).
+/// [`CASES`] cases per property, or `PROPTEST_CASES` when set.
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CASES);
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
+    support::cases::config(CASES)
 }
 
 proptest! {

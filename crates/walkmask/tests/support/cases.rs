@@ -307,3 +307,16 @@ pub fn scenario() -> impl Strategy<Value = Scenario> {
             }
         })
 }
+
+/// `default_cases` cases per property, or `PROPTEST_CASES` when set (for longer soak
+/// runs); failures are not persisted (the inputs print in full).
+pub fn config(default_cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_cases);
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
