@@ -38,6 +38,8 @@ pub struct WalkMask {
     mask: walkmask::WalkMask,
     revision: u64,
     present: AreaSet,
+    /// Per area id: the first and last row holding it (`(u32::MAX, 0)` when absent).
+    rows: std::sync::Arc<[(u32, u32); 256]>,
 }
 
 impl std::ops::Deref for WalkMask {
@@ -68,16 +70,42 @@ impl WalkMask {
     /// assert_eq!(mask.present_areas().iter().collect::<Vec<_>>(), vec![1, 3]);
     /// ```
     pub fn new(mask: walkmask::WalkMask) -> Self {
-        let mut seen = [false; 256];
-        for &a in mask.areas() {
-            seen[a as usize] = true;
+        let mut rows = [(u32::MAX, 0u32); 256];
+        let width = (mask.width() as usize).max(1);
+        for (y, row) in mask.areas().chunks(width).enumerate() {
+            let mut seen = [false; 256];
+            for &a in row {
+                seen[a as usize] = true;
+            }
+            for (id, _) in seen.iter().enumerate().filter(|(_, seen)| **seen) {
+                let (top, bottom) = &mut rows[id];
+                *top = (*top).min(y as u32);
+                *bottom = y as u32;
+            }
         }
-        let present = (1..=255u8).filter(|&id| seen[id as usize]).collect();
+        let present = (1..=255u8)
+            .filter(|&id| rows[id as usize].0 != u32::MAX)
+            .collect();
         Self {
             mask,
             revision: NEXT_REVISION.fetch_add(1, Ordering::Relaxed),
             present,
+            rows: std::sync::Arc::new(rows),
         }
+    }
+
+    /// The first and last row (mask pixels, y down) holding area `id`, if any: what
+    /// a scale linear in depth runs between ([`AreaScale::Linear`](crate::AreaScale::Linear)).
+    ///
+    /// ```
+    /// use bevy_walkmask::WalkMask;
+    /// let mask = WalkMask::new(bevy_walkmask::walkmask::WalkMask::from_fn(4, 10, |_, y| if (3..7).contains(&y) { 2 } else { 1 }).unwrap());
+    /// assert_eq!(mask.area_rows(2), Some((3, 6)));
+    /// assert_eq!(mask.area_rows(5), None);
+    /// ```
+    pub fn area_rows(&self, id: u8) -> Option<(u32, u32)> {
+        let (top, bottom) = self.rows[id as usize];
+        (top != u32::MAX).then_some((top, bottom))
     }
 
     /// The core mask (also reachable through `Deref`).

@@ -12,6 +12,9 @@
 //! * [`WalkObstacle`]: a footprint (a guard, a cart) that walkers' paths keep out of
 //!   while it is solid; walkers re-plan when one moves into or out of their way.
 //!   [`Walker::radius`] keeps a walker's paths that far from walls and obstacles.
+//! * [`WalkScaling`] on a room and [`DepthScale`] on a walker: characters scale with
+//!   depth (per area, fixed or linear between the area's top and bottom, or from a
+//!   greyscale scale map), and their speed can follow.
 //! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks on
 //!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
 //!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
@@ -100,6 +103,7 @@ mod placement;
 mod plan;
 pub mod request;
 pub mod room;
+pub mod scaling;
 pub mod walker;
 
 use bevy::prelude::*;
@@ -119,6 +123,7 @@ pub use plan::{
 };
 pub use request::{RequestId, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
+pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use walker::{Heading, Player, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -131,10 +136,10 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        Arrived, ClickInput, ClickToWalk, Heading, PathCancelled, PathReady, PathReplanned,
-        PathUnreachable, Player, RequestId, StopReason, WalkAreas, WalkCamera, WalkCommandsExt,
-        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest, WalkRoom, WalkState,
-        WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
+        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Heading, PathCancelled, PathReady,
+        PathReplanned, PathUnreachable, Player, RequestId, StopReason, WalkAreas, WalkCamera,
+        WalkCommandsExt, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest,
+        WalkRoom, WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -256,6 +261,8 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
             .register_type::<WalkObstacle>()
+            .register_type::<WalkScaling>()
+            .register_type::<DepthScale>()
             .register_type::<Player>()
             .register_type::<WalkState>()
             .register_type::<Heading>()
@@ -301,7 +308,9 @@ impl Plugin for WalkmaskPlugin {
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
                     plan::job::poll_jobs.in_set(WalkmaskSystems::Poll),
-                    movement::move_walkers.in_set(WalkmaskSystems::Move),
+                    (movement::move_walkers, scaling::follow_depth)
+                        .chain()
+                        .in_set(WalkmaskSystems::Move),
                 ),
             );
         #[cfg(feature = "picking")]

@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::job::{PathJob, PlannedOn};
+use crate::scaling::DepthScale;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
 /// A walker on its way.
@@ -15,6 +16,7 @@ type MovingWalker = (
     Option<&'static ChildOf>,
     &'static mut WalkPath,
     &'static mut Heading,
+    Option<&'static DepthScale>,
 );
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
@@ -26,7 +28,7 @@ pub(crate) fn move_walkers(
     parents: Parents,
 ) {
     let dt = time.delta_secs();
-    for (entity, walker, mut transform, child_of, mut path, mut heading) in &mut walkers {
+    for (entity, walker, mut transform, child_of, mut path, mut heading, depth) in &mut walkers {
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
         let mut pos = start;
@@ -35,6 +37,7 @@ pub(crate) fn move_walkers(
         } else {
             0.0
         };
+        let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
         let mut budget = speed * dt;
         let mut direction = heading.0;
         while let Some(&goal) = path.waypoints.get(path.next) {
