@@ -36,8 +36,9 @@ const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
 /// the only connection between lobby and garden, so disabling it closes the gate from
 /// both sides.
 const GATE_AREA: u8 = 4;
-/// Walking speed (pixels per second) at mid depth; slower far away, faster up close.
-const SPEED: f32 = 260.0;
+/// Walking speed (pixels per second) at scale 1; the room's scale map makes it slower
+/// far away and faster up close (`DepthScale::with_speed`).
+const SPEED: f32 = 211.0;
 /// How far (pixels) the avatar's feet keep from furniture and walls.
 const AVATAR_RADIUS: f32 = 14.0;
 /// The waiter paces between these two spots (room pixels, y down), between the
@@ -49,14 +50,10 @@ const WAITER_PAUSE: f32 = 1.5;
 /// The furniture layers and the line that decides whether the avatar is behind them.
 const PROPS: &str = include_str!("../assets/rooms/props.txt");
 
-/// Perspective of the painted room (see the generator): the floor at screen row `y`
-/// (pixels, y down) is `14400 / (y + 360)` metres away; a 1.7 m person there is
-/// `2400 * 1.7 / depth` pixels tall. The avatar frames are 230 pixels from hair to sole.
-fn avatar_scale(world_y: f32) -> f32 {
-    let screen_y = (ROOM.y / 2.0 - world_y).clamp(300.0, 1200.0);
-    let depth = 14400.0 / (screen_y + 360.0);
-    2400.0 * 1.7 / depth / 230.0
-}
+/// The scale map's range (see the generator): grey 0 and grey 255. Its grey levels
+/// follow the painted perspective: a 1.7 m person at each floor row, in frames 230
+/// pixels from hair to sole.
+const SCALE_RANGE: (f32, f32) = (0.8, 1.8);
 
 fn main() {
     let script =
@@ -181,6 +178,12 @@ fn setup(
         .spawn((
             Sprite::from_image(assets.load("rooms/lobby.png")),
             WalkRoom::new(full.clone()).with_areas(areas),
+            // Characters scale with depth, from the generated scale map.
+            WalkScaling::default().with_map(
+                assets.load("rooms/lobby.scale.png"),
+                SCALE_RANGE.0,
+                SCALE_RANGE.1,
+            ),
             Transform::default(),
         ))
         .id();
@@ -231,6 +234,7 @@ fn setup(
     commands.spawn((
         Name::new("avatar"),
         Walker::new(SPEED).with_radius(AVATAR_RADIUS),
+        DepthScale::default().with_speed(true),
         Player,
         Avatar {
             last: start,
@@ -244,8 +248,7 @@ fn setup(
             },
         ),
         Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
-        Transform::from_translation(start.extend(25.0))
-            .with_scale(Vec3::splat(avatar_scale(start.y))),
+        Transform::from_translation(start.extend(25.0)),
     ));
 
     // The waiter: a walker with a solid footprint, pacing between two spots.
@@ -253,6 +256,7 @@ fn setup(
     commands.spawn((
         Name::new("waiter"),
         Walker::new(SPEED * 0.6),
+        DepthScale::default().with_speed(true),
         WalkObstacle::ellipse(WAITER_FOOTPRINT),
         Waiter {
             next: 1,
@@ -270,7 +274,7 @@ fn setup(
             },
         ),
         Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
-        Transform::from_translation(at.extend(25.0)).with_scale(Vec3::splat(avatar_scale(at.y))),
+        Transform::from_translation(at.extend(25.0)),
     ));
 
     let panel = BackgroundColor(Color::srgba(0.05, 0.04, 0.06, 0.72));
@@ -372,21 +376,16 @@ type Character = (
     &'static mut Transform,
     &'static mut Sprite,
     &'static mut Avatar,
-    &'static mut Walker,
-    Has<Waiter>,
 );
 
-/// Facing from `Heading`, walk cycle from the distance walked, size and speed from
-/// depth, and drawing order by depth (nearer characters over farther ones).
+/// Facing from `Heading`, walk cycle from the distance walked, and drawing order by
+/// depth (nearer characters over farther ones). Size and speed follow depth through
+/// the plugin (`WalkScaling` on the room, `DepthScale` on the characters).
 fn animate_avatar(mut avatars: Query<Character>) {
-    for (heading, state, mut transform, mut sprite, mut avatar, mut walker, waiter) in &mut avatars
-    {
+    for (heading, state, mut transform, mut sprite, mut avatar) in &mut avatars {
         let pos = transform.translation.truncate();
-        let scale = avatar_scale(pos.y);
-        transform.scale = Vec3::splat(scale);
+        let scale = transform.scale.x.max(0.01);
         transform.translation.z = 25.0 - pos.y * 1e-3;
-        let speed = if waiter { SPEED * 0.6 } else { SPEED };
-        walker.speed = speed * scale / avatar_scale(0.0);
         let h = heading.0;
         if h != Vec2::ZERO {
             if h.x.abs() > h.y.abs() * 0.9 {

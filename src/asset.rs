@@ -250,14 +250,15 @@ pub enum WalkMaskLoadError {
 /// explicitly) as [`WalkMask`] assets, decoding with
 /// [`walkmask::WalkMask::decode_with_limits`] and the rule in [`WalkMaskLoaderSettings`].
 ///
-/// The compound extension `walk.png` keeps the loader from competing with Bevy's
-/// image loader for ordinary `.png` files; a typed load
-/// (`asset_server.load::<WalkMask>(..)`) picks this loader for any file name.
+/// The compound extensions `walk.png` (walk masks) and `scale.png` (scale maps,
+/// [`ScaleMap`](crate::ScaleMap)) keep the loader from competing with Bevy's image
+/// loader for ordinary `.png` files; a typed load (`asset_server.load::<WalkMask>(..)`)
+/// picks this loader for any file name.
 ///
 /// ```
 /// use bevy::asset::AssetLoader;
 /// use bevy_walkmask::WalkMaskLoader;
-/// assert_eq!(WalkMaskLoader.extensions(), &["walk.png"]);
+/// assert_eq!(WalkMaskLoader.extensions(), &["walk.png", "scale.png"]);
 /// ```
 #[derive(Default, TypePath)]
 pub struct WalkMaskLoader;
@@ -301,6 +302,7 @@ impl AssetLoader for WalkMaskLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["walk.png"]
+        // `scale.png`: greyscale scale maps (`ScaleMap`), read like masks.
+        &["walk.png", "scale.png"]
     }
 }

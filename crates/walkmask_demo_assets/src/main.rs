@@ -13,6 +13,8 @@
 //!   2 garden, 3 the rug in front of the reception desk, 4 the gate opening (the
 //!   only way between lobby and garden: disable area 4 to close the gate);
 //! * `rooms/lobby_half.walk.png`: the same mask at 960 x 540 (use with `scale = 2`);
+//! * `rooms/lobby.scale.png`: a 240 x 135 scale map, a character's size at each
+//!   floor row (grey 0 = 0.8, 255 = 1.8; read with `DecodeRule::Indexed`);
 //! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
 //! * `rooms/props/*.png` and `rooms/props.txt`: every piece of furniture again on a
 //!   transparent layer, cropped, with the line that decides whether a character is
@@ -1877,6 +1879,20 @@ fn mask(w: u32, h: u32, props: &[Prop]) -> GrayImage {
     })
 }
 
+// ---------------------------------------------------------------- the scale map
+
+/// The scale map's range: grey 0 and 255.
+const SCALE_MIN: f32 = 0.8;
+const SCALE_MAX: f32 = 1.8;
+
+/// Scale of a character (frames 230 px from hair to sole) standing at screen row `y`:
+/// a 1.7 m person at the floor's depth there, clamped to the rows of the floor.
+fn person_scale(y: f32) -> f32 {
+    let y = y.clamp(300.0, 1200.0);
+    let depth = F * CAM_H / (y - HORIZON);
+    F * 1.7 / depth / 230.0
+}
+
 // ---------------------------------------------------------------- the avatar
 
 const FRAME_W: u32 = 128;
@@ -2327,7 +2343,15 @@ fn run(out: &Path) -> Result<(), String> {
     let half = mask(W / 2, H / 2, &props);
     save(|p| half.save(p), &rooms.join("lobby_half.walk.png"))?;
     // the grey level is the area id: tell the Bevy loader to decode with `Indexed`
-    for name in ["lobby.walk.png", "lobby_half.walk.png"] {
+    // the scale map: a character's size at each floor row, coarse (it changes with
+    // depth only), grey = (scale - SCALE_MIN) / (SCALE_MAX - SCALE_MIN) * 255
+    let scales = GrayImage::from_fn(W / 8, H / 8, |_, y| {
+        let screen_y = (y as f32 + 0.5) * 8.0;
+        let t = (person_scale(screen_y) - SCALE_MIN) / (SCALE_MAX - SCALE_MIN);
+        Luma([(t * 255.0).round().clamp(0.0, 255.0) as u8])
+    });
+    save(|p| scales.save(p), &rooms.join("lobby.scale.png"))?;
+    for name in ["lobby.walk.png", "lobby_half.walk.png", "lobby.scale.png"] {
         let meta = rooms.join(format!("{name}.meta"));
         fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
         println!("wrote {}", meta.display());
