@@ -376,3 +376,43 @@ fn a_picking_click_on_a_solid_character_walks_the_player_beside_it() {
     );
     assert_eq!(log.both().iter().filter(|e| e.kind.is_answer()).count(), 1);
 }
+
+/// An answer joined to a walker that game code moved meanwhile: the straight step
+/// from where the walker now is onto the path must keep out of obstacles too.
+#[test]
+fn joining_a_moved_walker_to_its_path_keeps_out_of_obstacles() {
+    let mut app = headless_app(bevy_walkmask::WalkmaskPlugin {
+        answer_timing: bevy_walkmask::AnswerTiming::AfterFrames(4),
+        ..deterministic()
+    });
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, |_, _| 1);
+    app.world_mut().spawn(WalkRoom::new(mask));
+    // Off the straight walk along row 24, but on the way from (20, 10) to its end.
+    let rock_at = px(30, 13);
+    spawn_obstacle(&mut app, WalkObstacle::circle(3.0), rock_at);
+    let walker = spawn_walker(&mut app, Walker::new(20.0), px(4, 24));
+    run(&mut app, 1);
+    request(&mut app, walker, px(60, 24));
+    run(&mut app, 1);
+    // Game code moves the walker while the answer is computed.
+    app.world_mut()
+        .get_mut::<Transform>(walker)
+        .unwrap()
+        .translation = px(20, 10).extend(1.0);
+    for _ in 0..12 {
+        run(&mut app, 1);
+        if app.world().get::<WalkPath>(walker).is_some() {
+            let rest = remaining(&app, walker);
+            let gap = closest_approach(&rest, rock_at);
+            assert!(
+                gap >= 3.0,
+                "the walk {rest:?} passes {gap} from the rock's centre"
+            );
+        }
+    }
+    assert!(
+        app.world().get::<WalkPath>(walker).is_some(),
+        "the walker should walk"
+    );
+}

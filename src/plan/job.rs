@@ -14,7 +14,7 @@ use walkmask::{AreaSet, Point};
 use super::grid_cache::GridKey;
 use super::worker::{InFlight, PlanOutput, PlanQuery, PlannedPath, Planner};
 use crate::asset::WalkMask;
-use crate::obstacle::{ObstacleLayout, ObstacleWatch};
+use crate::obstacle::{ObstacleLayout, ObstacleWatch, rasterise};
 use crate::outcome::{
     Outcome, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
     emit,
@@ -411,7 +411,9 @@ fn join(
     }
     let next = path.mask_points.get(1).or(path.mask_points.first());
     match next {
-        Some(&next) if line_of_sight(&path.grid, here, next) => {
+        Some(&next)
+            if line_of_sight(&path.grid, here, next) && clear_of_obstacles(path, here, next) =>
+        {
             let rest = if path.mask_points.len() > 1 {
                 rest
             } else {
@@ -426,6 +428,18 @@ fn join(
         }
         _ => Joined::Retry,
     }
+}
+
+/// Whether the straight step from `here` to `next` (mask points) keeps out of the
+/// obstacles the path was planned among (those covering `here` aside).
+fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -> bool {
+    if path.obstacles.is_empty() {
+        return true;
+    }
+    let (obstacles, _) = rasterise(&path.obstacles, &path.mapping, path.grid.clearance());
+    obstacles
+        .first_on_path(&[here, next], here.pixel())
+        .is_none()
 }
 
 /// Applies a job's answer, unless the job was replaced or the walker is gone.
