@@ -278,12 +278,8 @@ pub(crate) fn replan_for_obstacles(
             .map(|p| mapping.world_to_mask(p))
             .collect();
         let standing_on = rest[0].pixel();
-        let near = |o: &Obstacle, reach: f32| match rest.as_slice() {
-            [p] => o.near_segment(*p, *p, reach),
-            _ => rest.windows(2).any(|w| o.near_segment(w[0], w[1], reach)),
-        };
         let current = layout.in_mask(entity, &mapping);
-        let blocked = current.iter().any(|(_, o)| near(o, clearance)) && {
+        let blocked = current.iter().any(|(_, o)| o.near_path(&rest, clearance)) && {
             let (obstacles, entities) = rasters
                 .entry((basis.room, basis.key.clearance_steps))
                 .or_insert_with(|| {
@@ -302,7 +298,7 @@ pub(crate) fn replan_for_obstacles(
             .seen
             .iter()
             .filter(|(seen_entity, seen)| {
-                near(seen, reach)
+                seen.near_path(&rest, reach)
                     && !current.iter().any(|(e, o)| {
                         e == seen_entity
                             && o.footprint == seen.footprint

@@ -142,8 +142,8 @@ pub(crate) fn clearance_pixels(radius: f32, mapping: &MaskMapping) -> Option<f32
     if !(radius.is_finite() && radius >= 0.0) {
         return None;
     }
-    let pixel = mapping.pixel_size().min_element();
-    Some(if radius == 0.0 { 0.0 } else { radius / pixel })
+    // The mapping was checked valid: the pixel size is finite and not zero.
+    Some(radius / mapping.pixel_size().min_element())
 }
 
 /// The areas a walker may use in a room.

@@ -145,6 +145,25 @@ impl FillScratch {
             .filter(|&(_, d)| d != UNREACHED)
     }
 
+    /// The pixel the last fill reached whose centre is nearest to `goal` (ties: the
+    /// smaller distance filled, then the lower index), as (squared gap in pixels,
+    /// padded index).
+    pub(crate) fn nearest_reached(
+        &self,
+        grid: &NavGrid,
+        goal: crate::Point,
+    ) -> Option<(f64, usize)> {
+        let pw = grid.padded_width();
+        let (gx, gy) = (goal.x as f64 + 1.0, goal.y as f64 + 1.0); // padded
+        self.reached()
+            .map(|(i, d)| {
+                let (x, y) = ((i % pw) as f64 + 0.5, (i / pw) as f64 + 0.5);
+                ((x - gx).powi(2) + (y - gy).powi(2), d, i)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)))
+            .map(|(gap, _, i)| (gap, i))
+    }
+
     /// Releases the buckets when together they hold more than twice the entries the
     /// last fill pushed (plus a little, so that small fills keep theirs).
     fn bound_buckets(&mut self, pushed: usize) {

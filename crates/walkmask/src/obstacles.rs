@@ -159,6 +159,12 @@ impl Obstacle {
         Self { center, footprint }
     }
 
+    /// [`Obstacle::near_segment`] for any segment of `path` (a single point counts
+    /// as a segment of no length).
+    pub fn near_path(&self, path: &[Point], reach: f32) -> bool {
+        any_segment(path, |a, b| self.near_segment(a, b, reach))
+    }
+
     /// Whether the segment `a b` comes within `reach` pixels of the box round the
     /// footprint: a quick test before working out the obstacle's pixels. Never false
     /// when the segment comes within `reach` of the footprint itself.
@@ -189,6 +195,16 @@ impl Obstacle {
             }
         }
         t0 <= t1
+    }
+}
+
+/// Whether `test` holds for a segment of `path`; a single point is a segment of no
+/// length, an empty path has none.
+fn any_segment(path: &[Point], mut test: impl FnMut(Point, Point) -> bool) -> bool {
+    match path {
+        [] => false,
+        [p] => test(*p, *p),
+        _ => path.windows(2).any(|w| test(w[0], w[1])),
     }
 }
 
@@ -310,20 +326,12 @@ impl Obstacles {
         path: &'a [Point],
         except: Option<(u32, u32)>,
     ) -> impl Iterator<Item = usize> + 'a {
-        let single = [path.first().copied().unwrap_or_default(); 2];
-        let segments = move || -> Box<dyn Iterator<Item = (Point, Point)> + 'a> {
-            match path {
-                [] => Box::new(std::iter::empty()),
-                [_] => Box::new(std::iter::once((single[0], single[1]))),
-                _ => Box::new(path.windows(2).map(|w| (w[0], w[1]))),
-            }
-        };
         self.rasters
             .iter()
             .enumerate()
             .filter_map(move |(i, raster)| {
                 let ignored = except.is_some_and(|(x, y)| raster.covers(x, y));
-                (!ignored && segments().any(|(a, b)| raster.meets_segment(a, b))).then_some(i)
+                (!ignored && any_segment(path, |a, b| raster.meets_segment(a, b))).then_some(i)
             })
     }
 

@@ -253,20 +253,13 @@ fn nearest_to_goal_among_obstacles(
     goal: Point,
 ) -> Option<(u32, u32)> {
     let mut scratch = FillScratch::new();
-    let pw = grid.padded_width();
-    let (gx, gy) = (goal.x as f64 + 1.0, goal.y as f64 + 1.0); // padded
-    let gap = |i: usize| {
-        let (x, y) = ((i % pw) as f64 + 0.5, (i / pw) as f64 + 0.5);
-        (x - gx).powi(2) + (y - gy).powi(2)
-    };
     candidates
         .iter()
         .map(|&(x, y)| {
             scratch.fill(grid, grid.index(x, y), None);
             let best = scratch
-                .reached()
-                .map(|(i, _)| gap(i))
-                .fold(f64::INFINITY, f64::min);
+                .nearest_reached(grid, goal)
+                .map_or(f64::INFINITY, |(gap, _)| gap);
             (best, (x, y))
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
@@ -489,17 +482,7 @@ impl Pathfinder {
     ) -> PathResult {
         let source = grid.index(ends.start_pixel.0, ends.start_pixel.1);
         let outcome = self.scratch.fill(grid, source, None);
-        let (gx, gy) = (goal.x as f64 + 1.0, goal.y as f64 + 1.0); // padded
-        let pw = grid.padded_width();
-        let best = self
-            .scratch
-            .reached()
-            .map(|(i, d)| {
-                let (x, y) = ((i % pw) as f64 + 0.5, (i / pw) as f64 + 0.5);
-                ((x - gx).powi(2) + (y - gy).powi(2), d, i)
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let Some((_, _, end_index)) = best else {
+        let Some((_, end_index)) = self.scratch.nearest_reached(grid, goal) else {
             return PathResult::unreachable(outcome.settled, started.elapsed());
         };
         let end_pixel = grid.pixel_of(end_index);
