@@ -160,6 +160,19 @@ impl NavGrid {
     ///
     /// Region labels stay those of the mask: two pixels of one region may be cut
     /// apart by obstacles, and queries then walk to the nearest reachable point.
+    ///
+    /// ```
+    /// use walkmask::{AreaSet, DistanceField, Footprint, NavGrid, Obstacle, Obstacles, Point, WalkMask};
+    /// let grid = NavGrid::new(WalkMask::from_fn(40, 9, |_, _| 1).unwrap(), AreaSet::all());
+    /// let mut obstacles = Obstacles::new(&grid);
+    /// obstacles.push(Obstacle::new(Point::new(20.0, 4.5), Footprint::Circle { radius: 2.0 })).unwrap();
+    /// let seen = grid.with_obstacles(&obstacles);
+    /// assert!(grid.is_walkable(20, 4) && !seen.is_walkable(20, 4));
+    /// // A field everyone heading to (39, 4) can share, filled round the obstacle.
+    /// let field = DistanceField::new(&seen, (39, 4)).unwrap();
+    /// assert!(field.distance(20, 4).is_none());
+    /// assert!(field.distance(0, 4).unwrap() > DistanceField::new(&grid, (39, 4)).unwrap().distance(0, 4).unwrap());
+    /// ```
     pub fn with_obstacles(&self, obstacles: &Obstacles) -> Self {
         let mut bits = ObstacleBits::for_len(self.labels().len());
         bits.stamp(self, obstacles, None, true);
