@@ -31,24 +31,17 @@ pub fn check_batch_input(data: &[u8]) {
     assert_eq!(n, pieces, "every line is read once");
 }
 
+/// The corpus replay the core's tests use.
+#[cfg(test)]
+#[path = "../../walkmask/tests/support/corpus.rs"]
+mod corpus;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn batch_line_corpus() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/batch_line");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("the corpus {} is missing: {e}", dir.display()))
-            .map(|entry| entry.unwrap().path())
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "the corpus {} is empty", dir.display());
-        for path in &files {
-            let bytes = std::fs::read(path).unwrap();
-            let outcome = std::panic::catch_unwind(|| check_batch_input(&bytes));
-            assert!(outcome.is_ok(), "{} fails its check", path.display());
-        }
+        corpus::replay("batch_line", check_batch_input);
     }
 }

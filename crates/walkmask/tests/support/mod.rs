@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod corpus;
 pub mod files;
 pub mod fuzz_checks;
 
