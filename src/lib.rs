@@ -18,7 +18,11 @@
 //! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks on
 //!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
 //!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
-//!   both give a [`RequestId`].
+//!   both give a [`RequestId`]. A request can say what to face on arrival ([`Face`]),
+//!   or move the walker through given points ignoring the mask ([`Route::Anywhere`],
+//!   for cutscenes).
+//! * [`Facing`]: which of 4 or 8 directions a walker faces, following its movement
+//!   with hysteresis, for picking its walk and stand loops.
 //! * Every request gets exactly one answer carrying its id: [`PathReady`],
 //!   [`PathUnreachable`] or [`PathCancelled`]. Every walk that starts ends exactly
 //!   once: [`Arrived`] or [`WalkStopped`]; in between, [`PathReplanned`] reports each
@@ -95,6 +99,7 @@
 pub mod asset;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
+pub mod facing;
 mod input;
 mod movement;
 pub mod obstacle;
@@ -112,6 +117,7 @@ pub use walkmask;
 pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
+pub use facing::{Face, Facing, FacingDirection};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
@@ -121,7 +127,7 @@ pub use plan::{
     AnswerTiming, FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WalkCommandsExt,
     WarmFieldCache,
 };
-pub use request::{RequestId, WalkRequest};
+pub use request::{RequestId, Route, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use walker::{Heading, Player, WalkPath, WalkState, Walker};
@@ -136,10 +142,11 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Heading, PathCancelled, PathReady,
-        PathReplanned, PathUnreachable, Player, RequestId, StopReason, WalkAreas, WalkCamera,
-        WalkCommandsExt, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest,
-        WalkRoom, WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
+        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
+        Heading, PathCancelled, PathReady, PathReplanned, PathUnreachable, Player, RequestId,
+        Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkMask,
+        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest, WalkRoom, WalkScaling,
+        WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -266,6 +273,10 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<Player>()
             .register_type::<WalkState>()
             .register_type::<Heading>()
+            .register_type::<Facing>()
+            .register_type::<FacingDirection>()
+            .register_type::<Face>()
+            .register_type::<Route>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()

@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 
+use crate::facing::{Facing, follow_step};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::job::{PathJob, PlannedOn};
@@ -17,6 +18,7 @@ type MovingWalker = (
     &'static mut WalkPath,
     &'static mut Heading,
     Option<&'static DepthScale>,
+    Option<&'static mut Facing>,
 );
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
@@ -28,7 +30,9 @@ pub(crate) fn move_walkers(
     parents: Parents,
 ) {
     let dt = time.delta_secs();
-    for (entity, walker, mut transform, child_of, mut path, mut heading, depth) in &mut walkers {
+    for (entity, walker, mut transform, child_of, mut path, mut heading, depth, facing) in
+        &mut walkers
+    {
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
         let mut pos = start;
@@ -63,6 +67,9 @@ pub(crate) fn move_walkers(
         }
         if pos != start {
             set_world_xy(&mut transform, parent, pos);
+            if let Some(mut facing) = facing {
+                follow_step(&mut facing, direction);
+            }
         }
         if path.next >= path.waypoints.len() {
             if heading.0 != Vec2::ZERO {
@@ -90,6 +97,14 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
         return;
     };
     entity.remove::<PlannedOn>();
+    if let Some(face) = path.face {
+        let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
+        let before = facing;
+        face.apply(&mut facing, position);
+        if facing != before || !entity.contains::<Facing>() {
+            entity.insert(facing);
+        }
+    }
     // A request still being planned keeps the walker in `Planning`; a re-plan of the
     // walk that just ended has nothing left to do.
     let state = match entity.get::<PathJob>() {

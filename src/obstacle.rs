@@ -319,11 +319,9 @@ pub(crate) fn replan_for_obstacles(
                 path.target
             );
             watch.quiet_until = now + OBSTACLE_REPLAN_SECONDS;
-            commands.entity(entity).try_insert(PathJob::new(
-                path.request,
-                path.target,
-                JobKind::Replan,
-            ));
+            commands.entity(entity).try_insert(
+                PathJob::new(path.request, path.target, JobKind::Replan).with_face(path.face),
+            );
         }
     }
 }

@@ -4,6 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
 
+use crate::facing::Face;
+
 /// Identifies one walk request. Every outcome of a request carries its id, so game
 /// code can match answers to the requests it sent.
 ///
@@ -45,8 +47,40 @@ impl std::fmt::Display for RequestId {
     }
 }
 
+/// How a walk gets to its target.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{Route, WalkRequest};
+///
+/// // A cutscene: the ghost drifts through the wall to the window, by the fireplace.
+/// let ghost = Entity::PLACEHOLDER;
+/// let request = WalkRequest::new(ghost, Vec2::new(300.0, 40.0))
+///     .with_route(Route::Anywhere { via: vec![Vec2::new(120.0, -20.0)] });
+/// # let _ = request;
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Reflect)]
+#[reflect(Clone, Debug, Default, PartialEq)]
+pub enum Route {
+    /// A path found on the walker's room's mask (the default).
+    #[default]
+    Pathfind,
+    /// Straight lines from where the walker stands through `via` (world coordinates)
+    /// to the target, ignoring the mask, its areas and obstacles (Adventure Game
+    /// Studio's "anywhere" moves, for cutscenes). The walk is answered at once, with
+    /// the same outcomes as any other ([`PathReady`](crate::PathReady), then
+    /// [`Arrived`](crate::Arrived) or [`WalkStopped`](crate::WalkStopped)), and it is
+    /// never re-planned. A non-finite point makes it
+    /// [`PathUnreachable`](crate::PathUnreachable).
+    Anywhere {
+        /// Points to pass through before the target, in order.
+        via: Vec<Vec2>,
+    },
+}
+
 /// Asks `walker` to walk to `target` (world coordinates). Write it with a
-/// `MessageWriter`, or use [`WalkCommandsExt::walk_to`](crate::WalkCommandsExt::walk_to).
+/// `MessageWriter`, or use [`WalkCommandsExt::walk_to`](crate::WalkCommandsExt::walk_to)
+/// and its relatives.
 ///
 /// Every request gets exactly one answer, carrying its `id`:
 /// [`PathReady`](crate::PathReady), [`PathUnreachable`](crate::PathUnreachable) or
@@ -57,18 +91,19 @@ impl std::fmt::Display for RequestId {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{WalkRequest, Walker};
+/// use bevy_walkmask::{Face, FacingDirection, WalkRequest, Walker};
 ///
 /// fn everyone_to_the_door(walkers: Query<Entity, With<Walker>>, mut requests: MessageWriter<WalkRequest>) {
 ///     for walker in &walkers {
-///         let request = WalkRequest::new(walker, Vec2::new(300.0, -120.0));
+///         let request = WalkRequest::new(walker, Vec2::new(300.0, -120.0))
+///             .facing(Face::Direction(FacingDirection::Up));
 ///         info!("{walker} walks to the door ({})", request.id);
 ///         requests.write(request);
 ///     }
 /// }
 /// # bevy::ecs::system::assert_is_system(everyone_to_the_door);
 /// ```
-#[derive(Message, Clone, Copy, Debug, PartialEq)]
+#[derive(Message, Clone, Debug, PartialEq)]
 pub struct WalkRequest {
     /// The walker.
     pub walker: Entity,
@@ -76,10 +111,15 @@ pub struct WalkRequest {
     pub target: Vec2,
     /// The id its answer will carry ([`WalkRequest::new`] makes a fresh one).
     pub id: RequestId,
+    /// What to face on arrival (set before [`Arrived`](crate::Arrived) is sent; a
+    /// walk that stops early does not turn). `None`: keep the facing of the last step.
+    pub face: Option<Face>,
+    /// How to get there (default [`Route::Pathfind`]).
+    pub route: Route,
 }
 
 impl WalkRequest {
-    /// A request with a fresh id.
+    /// A request with a fresh id, found on the mask, keeping the last step's facing.
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -93,6 +133,20 @@ impl WalkRequest {
             walker,
             target,
             id: RequestId::new(),
+            face: None,
+            route: Route::Pathfind,
         }
+    }
+
+    /// Faces `face` on arrival (see [`WalkRequest::face`]).
+    pub fn facing(mut self, face: Face) -> Self {
+        self.face = Some(face);
+        self
+    }
+
+    /// Gets there by `route`.
+    pub fn with_route(mut self, route: Route) -> Self {
+        self.route = route;
+        self
     }
 }

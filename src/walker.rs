@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 
+use crate::facing::{Face, Facing};
 use crate::request::RequestId;
 use crate::room::WalkAreas;
 
@@ -11,7 +12,7 @@ use crate::room::WalkAreas;
 /// `Transform` for a top-level entity; a walker may also be a child, of its room or of
 /// anything else, and then walks in world space all the same; z is kept).
 ///
-/// Required components: [`WalkState`], [`Heading`] (and `Transform`).
+/// Required components: [`WalkState`], [`Heading`], [`Facing`] (and `Transform`).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -27,7 +28,7 @@ use crate::room::WalkAreas;
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, Default)]
-#[require(Transform, WalkState, Heading)]
+#[require(Transform, WalkState, Heading, Facing)]
 pub struct Walker {
     /// World units per second.
     pub speed: f32,
@@ -155,7 +156,8 @@ pub enum WalkState {
 }
 
 /// The unit direction the walker is moving in, `Vec2::ZERO` when it is not moving.
-/// Use it to pick a walk animation.
+/// To pick a walk or stand loop, [`Facing`] is usually what you want (4 or 8
+/// directions, steady on diagonals, kept while standing).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -201,6 +203,9 @@ pub struct WalkPath {
     pub target: Vec2,
     /// The request this walk answers.
     pub request: RequestId,
+    /// What the walker faces when the walk ends at its end (see
+    /// [`WalkRequest::face`](crate::WalkRequest::face)).
+    pub face: Option<Face>,
 }
 
 impl WalkPath {
@@ -210,7 +215,7 @@ impl WalkPath {
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::WalkPath;
     /// # use bevy_walkmask::RequestId;
-    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0)], next: 1, target: Vec2::new(10.0, 5.0), request: RequestId::new() };
+    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0)], next: 1, target: Vec2::new(10.0, 5.0), request: RequestId::new(), face: None };
     /// assert_eq!(path.remaining_length(Vec2::new(4.0, 0.0)), 11.0);
     /// ```
     pub fn remaining_length(&self, position: Vec2) -> f32 {
@@ -230,7 +235,7 @@ impl WalkPath {
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::WalkPath;
     /// # use bevy_walkmask::RequestId;
-    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::X], next: 0, target: Vec2::X, request: RequestId::new() };
+    /// let path = WalkPath { waypoints: vec![Vec2::ZERO, Vec2::X], next: 0, target: Vec2::X, request: RequestId::new(), face: None };
     /// assert_eq!(path.end(), Some(Vec2::X));
     /// ```
     pub fn end(&self) -> Option<Vec2> {

@@ -3,7 +3,9 @@
 use bevy::prelude::*;
 
 use super::job::{accept_request, stop_walker};
-use crate::request::{RequestId, WalkRequest};
+use crate::facing::{Face, Facing};
+use crate::placement::entity_world_xy;
+use crate::request::{RequestId, Route, WalkRequest};
 
 /// Walk commands on an entity.
 ///
@@ -31,7 +33,52 @@ pub trait WalkCommandsExt {
     /// is applied, in order with the entity's other commands (so `walk_to` then
     /// `stop_walking` leaves the walker standing, its request cancelled); no
     /// `WalkRequest` message is written.
-    fn walk_to(&mut self, target: Vec2) -> RequestId;
+    fn walk_to(&mut self, target: Vec2) -> RequestId {
+        self.walk_with(target, |request| request)
+    }
+
+    /// Like [`walk_to`](Self::walk_to), then faces `face` on arrival (before
+    /// [`Arrived`](crate::Arrived) is sent, so its observers see the new facing).
+    fn walk_to_facing(&mut self, target: Vec2, face: Face) -> RequestId {
+        self.walk_with(target, |request| request.facing(face))
+    }
+
+    /// A cutscene move: straight lines from where the walker stands through `via` to
+    /// `target`, ignoring the mask ([`Route::Anywhere`]). `walk_anywhere([], p)` goes
+    /// straight to `p`.
+    fn walk_anywhere(&mut self, via: impl IntoIterator<Item = Vec2>, target: Vec2) -> RequestId {
+        let via = via.into_iter().collect();
+        self.walk_with(target, |request| {
+            request.with_route(Route::Anywhere { via })
+        })
+    }
+
+    /// Requests a walk to `target` made by `build` from [`WalkRequest::new`] (to set
+    /// several options at once); the walker and id stay those of the new request.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::{Face, FacingDirection, Route, WalkCommandsExt};
+    /// fn cutscene(mut commands: Commands, butler: Single<Entity, With<Name>>) {
+    ///     commands.entity(*butler).walk_with(Vec2::new(0.0, 80.0), |request| {
+    ///         request
+    ///             .with_route(Route::Anywhere { via: vec![Vec2::new(-40.0, 0.0)] })
+    ///             .facing(Face::Direction(FacingDirection::Down))
+    ///     });
+    /// }
+    /// # bevy::ecs::system::assert_is_system(cutscene);
+    /// ```
+    fn walk_with(
+        &mut self,
+        target: Vec2,
+        build: impl FnOnce(WalkRequest) -> WalkRequest,
+    ) -> RequestId;
+
+    /// Turns the walker (any entity: one without a [`Facing`] gets one) to `face` now.
+    /// A walker that is walking turns back to its movement at its next step: to turn
+    /// at the end of a walk, ask for it in the request
+    /// ([`walk_to_facing`](Self::walk_to_facing)).
+    fn face(&mut self, face: Face) -> &mut Self;
 
     /// Stops the walker where it stands: a request in flight gets
     /// [`PathCancelled`](crate::PathCancelled), a walk in progress ends with
@@ -41,11 +88,39 @@ pub trait WalkCommandsExt {
 }
 
 impl WalkCommandsExt for EntityCommands<'_> {
-    fn walk_to(&mut self, target: Vec2) -> RequestId {
-        let request = WalkRequest::new(self.id(), target);
+    fn walk_with(
+        &mut self,
+        target: Vec2,
+        build: impl FnOnce(WalkRequest) -> WalkRequest,
+    ) -> RequestId {
+        let fresh = WalkRequest::new(self.id(), target);
+        let (walker, id) = (fresh.walker, fresh.id);
+        let request = WalkRequest {
+            walker,
+            id,
+            ..build(fresh)
+        };
         self.commands()
             .queue(move |world: &mut World| accept_request(world, request));
-        request.id
+        id
+    }
+
+    fn face(&mut self, face: Face) -> &mut Self {
+        let entity = self.id();
+        self.commands().queue(move |world: &mut World| {
+            let Some(position) = entity_world_xy(world, entity) else {
+                return;
+            };
+            let Ok(mut entity) = world.get_entity_mut(entity) else {
+                return;
+            };
+            let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
+            face.apply(&mut facing, position);
+            if entity.get::<Facing>() != Some(&facing) {
+                entity.insert(facing);
+            }
+        });
+        self
     }
 
     fn stop_walking(&mut self) -> &mut Self {

@@ -14,13 +14,14 @@ use walkmask::{AreaSet, Point};
 use super::grid_cache::GridKey;
 use super::worker::{InFlight, PlanOutput, PlanQuery, PlannedPath, Planner};
 use crate::asset::WalkMask;
+use crate::facing::Face;
 use crate::obstacle::{ObstacleLayout, ObstacleWatch, rasterise};
 use crate::outcome::{
     Outcome, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
     emit,
 };
 use crate::placement::{Parents, entity_world_xy, set_entity_world_xy, walker_xy};
-use crate::request::{RequestId, WalkRequest};
+use crate::request::{RequestId, Route, WalkRequest};
 use crate::room::{MaskMapping, RoomLookup, WalkRoom, room_of};
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
@@ -199,6 +200,8 @@ pub(crate) struct PathJob {
     pub(crate) request: RequestId,
     pub(crate) target: Vec2,
     pub(crate) kind: JobKind,
+    /// What to face on arrival.
+    pub(crate) face: Option<Face>,
     start: Option<PlanStart>,
     /// Times the answer could not be joined to where the walker had got to.
     attempts: u32,
@@ -213,10 +216,17 @@ impl PathJob {
             request,
             target,
             kind,
+            face: None,
             start: None,
             attempts: 0,
             state: JobState::Waiting,
         }
+    }
+
+    /// Faces `face` on arrival.
+    pub(crate) fn with_face(mut self, face: Option<Face>) -> Self {
+        self.face = face;
+        self
     }
 
     /// The basis of the running task, if one runs.
@@ -275,7 +285,13 @@ fn answer_cancelled(world: &mut World, walker: Entity, job: PathJob) {
 
 /// Makes `request` the walker's current request (see [`WalkRequest`]).
 pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
-    let WalkRequest { walker, target, id } = request;
+    let WalkRequest {
+        walker,
+        target,
+        id,
+        face,
+        route,
+    } = request;
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         debug!("{id} for {walker}, which does not exist: no answer");
         return;
@@ -287,9 +303,12 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
     }
     let previous = entity.take::<PathJob>();
     let walking = entity.contains::<WalkPath>();
-    let finite = target.is_finite();
-    if finite {
-        entity.insert(PathJob::new(id, target, JobKind::Request));
+    let finite = match &route {
+        Route::Pathfind => target.is_finite(),
+        Route::Anywhere { via } => target.is_finite() && via.iter().all(|p| p.is_finite()),
+    };
+    if finite && route == Route::Pathfind {
+        entity.insert(PathJob::new(id, target, JobKind::Request).with_face(face));
         if !walking {
             entity.insert(WalkState::Planning);
         }
@@ -299,13 +318,61 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
         answer_cancelled(world, walker, old);
     }
     if !finite {
-        warn!("{id} for {walker} to {target}, which is not a finite point");
+        warn!("{id} for {walker} to {target} ({route:?}): a point is not finite");
         end_walk(world, walker, StopReason::Superseded);
         if let Ok(mut entity) = world.get_entity_mut(walker) {
             entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
         }
         answer_unreachable(world, walker, id, target);
+        return;
     }
+    if let Route::Anywhere { via } = route {
+        walk_anywhere(world, walker, id, target, face, via);
+    }
+}
+
+/// Starts a walk through `via` to `target` that ignores the mask (all points finite).
+fn walk_anywhere(
+    world: &mut World,
+    walker: Entity,
+    request: RequestId,
+    target: Vec2,
+    face: Option<Face>,
+    via: Vec<Vec2>,
+) {
+    end_walk(world, walker, StopReason::Superseded);
+    let Some(position) = entity_world_xy(world, walker) else {
+        return;
+    };
+    let mut waypoints = vec![position];
+    waypoints.extend(via);
+    waypoints.push(target);
+    waypoints.dedup();
+    // An observer of `WalkStopped` may have despawned the walker.
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    entity.remove::<PlannedOn>();
+    entity.insert((
+        WalkPath {
+            waypoints: waypoints.clone(),
+            next: 0,
+            target,
+            request,
+            face,
+        },
+        WalkState::Walking,
+    ));
+    emit(
+        world,
+        Outcome::Ready(PathReady {
+            entity: walker,
+            request,
+            target,
+            waypoints,
+            snapped: false,
+        }),
+    );
 }
 
 /// Ends the walker's current walk, if any, with [`WalkStopped`] for `reason`.
@@ -513,6 +580,7 @@ fn complete_job(
                     next: 0,
                     target: job.target,
                     request: job.request,
+                    face: job.face,
                 },
                 WalkState::Walking,
                 watch,
@@ -557,7 +625,8 @@ fn complete_job(
 
 /// Reads [`WalkRequest`] messages (all of them, every frame).
 pub(crate) fn read_requests(mut commands: Commands, mut requests: MessageReader<WalkRequest>) {
-    for &request in requests.read() {
+    for request in requests.read() {
+        let request = request.clone();
         commands.queue(move |world: &mut World| accept_request(world, request));
     }
 }

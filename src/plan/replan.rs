@@ -60,11 +60,10 @@ pub(crate) fn replan_changed(
                         "walker {entity}: its room or mask changed, re-planning to {}",
                         path.target
                     );
-                    commands.entity(entity).try_insert(PathJob::new(
-                        path.request,
-                        path.target,
-                        JobKind::Replan,
-                    ));
+                    commands.entity(entity).try_insert(
+                        PathJob::new(path.request, path.target, JobKind::Replan)
+                            .with_face(path.face),
+                    );
                 }
             }
         }

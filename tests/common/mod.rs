@@ -202,8 +202,9 @@ pub fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
 /// Asks `walker` to walk to `target`; returns the request's id.
 pub fn request(app: &mut App, walker: Entity, target: Vec2) -> RequestId {
     let request = WalkRequest::new(walker, target);
+    let id = request.id;
     app.world_mut().write_message(request);
-    request.id
+    id
 }
 
 /// World position of `entity`.

@@ -1,0 +1,327 @@
+//! Facing: which way a character looks, in 4 or 8 screen directions, for picking its
+//! walk and stand loops.
+//!
+//! Every [`Walker`](crate::Walker) has a [`Facing`] (4 directions unless the game
+//! inserts [`Facing::eight`]). While it walks, the plugin turns it to the direction
+//! of its movement ([`Heading`](crate::Heading)), with hysteresis: the facing changes
+//! only once the movement is more than `hysteresis_degrees` past the border between
+//! two directions, so a walk along a diagonal does not flicker between two loops. A
+//! request can ask to face a direction or a point on arrival ([`Face`],
+//! [`WalkRequest::facing`](crate::WalkRequest::facing)), and a standing walker can be
+//! turned ([`WalkCommandsExt::face`](crate::WalkCommandsExt::face)) or its `Facing`
+//! written directly.
+
+use std::f32::consts::TAU;
+
+use bevy::prelude::*;
+
+/// A direction on the screen (Bevy 2D: y up). `Down` faces the camera.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::FacingDirection;
+///
+/// assert_eq!(FacingDirection::nearest(Vec2::new(1.0, 0.9), 8), Some(FacingDirection::UpRight));
+/// assert_eq!(FacingDirection::nearest(Vec2::new(1.0, 0.9), 4), Some(FacingDirection::Right));
+/// assert_eq!(FacingDirection::UpLeft.mirrored(), FacingDirection::UpRight);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Clone, Debug, Default, PartialEq, Hash)]
+pub enum FacingDirection {
+    /// Towards +x.
+    Right,
+    /// Towards +x and +y.
+    UpRight,
+    /// Towards +y (away from the camera in a side-on room).
+    Up,
+    /// Towards -x and +y.
+    UpLeft,
+    /// Towards -x.
+    Left,
+    /// Towards -x and -y.
+    DownLeft,
+    /// Towards -y (facing the camera). The default.
+    #[default]
+    Down,
+    /// Towards +x and -y.
+    DownRight,
+}
+
+impl FacingDirection {
+    /// All eight, counter-clockwise from [`Right`](Self::Right).
+    pub const ALL: [FacingDirection; 8] = [
+        Self::Right,
+        Self::UpRight,
+        Self::Up,
+        Self::UpLeft,
+        Self::Left,
+        Self::DownLeft,
+        Self::Down,
+        Self::DownRight,
+    ];
+
+    /// The four straight ones, counter-clockwise from [`Right`](Self::Right).
+    pub const FOUR: [FacingDirection; 4] = [Self::Right, Self::Up, Self::Left, Self::Down];
+
+    /// Position in [`ALL`](Self::ALL): 0 for `Right`, counting counter-clockwise.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Angle from +x, counter-clockwise, in radians (0 to 7/4 pi).
+    pub fn angle(self) -> f32 {
+        self.index() as f32 * TAU / 8.0
+    }
+
+    /// The unit vector of the direction.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::FacingDirection;
+    /// assert!(FacingDirection::Up.vector().abs_diff_eq(Vec2::Y, 1e-6));
+    /// ```
+    pub fn vector(self) -> Vec2 {
+        Vec2::from_angle(self.angle())
+    }
+
+    /// Whether it is one of the four diagonals.
+    pub const fn is_diagonal(self) -> bool {
+        self.index() % 2 == 1
+    }
+
+    /// The direction mirrored left to right (for sprites drawn facing one way and
+    /// flipped for the other).
+    pub const fn mirrored(self) -> Self {
+        Self::ALL[(12 - self.index()) % 8]
+    }
+
+    /// Whether it points left of the screen's vertical (`Left`, `UpLeft`, `DownLeft`).
+    pub const fn is_leftward(self) -> bool {
+        matches!(self, Self::Left | Self::UpLeft | Self::DownLeft)
+    }
+
+    /// The direction among `count` (4 or 8; any other count is taken as 8) nearest to
+    /// `vector`; `None` for a zero or non-finite vector. Ties go counter-clockwise.
+    pub fn nearest(vector: Vec2, count: u8) -> Option<Self> {
+        if !vector.is_finite() || vector == Vec2::ZERO {
+            return None;
+        }
+        let step = TAU / f32::from(sector_count(count));
+        let turns = (vector.to_angle() / step).round() as i32;
+        let sectors = i32::from(sector_count(count));
+        let sector = turns.rem_euclid(sectors) as usize;
+        Some(Self::ALL[sector * (8 / sectors as usize)])
+    }
+}
+
+/// 4 or 8.
+fn sector_count(count: u8) -> u8 {
+    if count == 4 { 4 } else { 8 }
+}
+
+/// Which way a character faces, and how its facing follows its movement.
+///
+/// Required by [`Walker`](crate::Walker) (4 directions, facing the camera, 10 degrees
+/// of hysteresis); insert your own to change that.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{Facing, FacingDirection, Walker};
+///
+/// fn spawn(mut commands: Commands) {
+///     // An 8-direction character, looking left at first.
+///     commands.spawn((Walker::new(200.0), Facing::eight().towards(FacingDirection::Left)));
+/// }
+///
+/// fn pick_loop(walkers: Query<&Facing, Changed<Facing>>) {
+///     for facing in &walkers {
+///         info!("now facing {:?}", facing.direction);
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(spawn);
+/// # bevy::ecs::system::assert_is_system(pick_loop);
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
+pub struct Facing {
+    /// The direction faced now. With 4 directions, never a diagonal.
+    pub direction: FacingDirection,
+    /// 4 or 8 (any other number counts as 8).
+    pub directions: u8,
+    /// How far (degrees) the movement must go past the border between the current
+    /// direction's sector and the next before the facing turns. 0 turns at the
+    /// border; at most a quarter of a sector is useful (11.25 with 8 directions).
+    pub hysteresis_degrees: f32,
+}
+
+impl Default for Facing {
+    /// [`Facing::four`].
+    fn default() -> Self {
+        Self::four()
+    }
+}
+
+/// Hysteresis of [`Facing::four`] and [`Facing::eight`], in degrees.
+pub const DEFAULT_HYSTERESIS_DEGREES: f32 = 10.0;
+
+impl Facing {
+    /// Four directions (`Right`, `Up`, `Left`, `Down`), facing `Down`.
+    pub fn four() -> Self {
+        Self {
+            direction: FacingDirection::Down,
+            directions: 4,
+            hysteresis_degrees: DEFAULT_HYSTERESIS_DEGREES,
+        }
+    }
+
+    /// Eight directions, facing `Down`.
+    pub fn eight() -> Self {
+        Self {
+            directions: 8,
+            ..Self::four()
+        }
+    }
+
+    /// Faces `direction` (see [`Facing::turn_to`] for a diagonal with 4 directions).
+    pub fn towards(mut self, direction: FacingDirection) -> Self {
+        self.turn_to(direction);
+        self
+    }
+
+    /// Sets the hysteresis (degrees, see [`Facing::hysteresis_degrees`]).
+    pub fn with_hysteresis(mut self, degrees: f32) -> Self {
+        self.hysteresis_degrees = degrees;
+        self
+    }
+
+    /// Faces `direction` at once. With 4 directions a diagonal is replaced by the
+    /// nearer straight direction of the current facing's side: `UpRight` turns a walker
+    /// that faces `Right` or `Down` to `Right`, else to `Up`.
+    ///
+    /// ```
+    /// # use bevy_walkmask::{Facing, FacingDirection};
+    /// let mut facing = Facing::four().towards(FacingDirection::Up);
+    /// facing.turn_to(FacingDirection::UpRight);
+    /// assert_eq!(facing.direction, FacingDirection::Up);
+    /// ```
+    pub fn turn_to(&mut self, direction: FacingDirection) {
+        let direction = if sector_count(self.directions) == 4 && direction.is_diagonal() {
+            let i = direction.index();
+            let (ccw, cw) = (
+                FacingDirection::ALL[(i + 1) % 8],
+                FacingDirection::ALL[i - 1],
+            );
+            let from = self.direction.angle();
+            if angle_between(ccw.angle(), from) < angle_between(cw.angle(), from) {
+                ccw
+            } else {
+                cw
+            }
+        } else {
+            direction
+        };
+        if self.direction != direction {
+            self.direction = direction;
+        }
+    }
+
+    /// Faces the direction nearest `vector` at once (no hysteresis); a zero or
+    /// non-finite vector changes nothing. Returns whether the facing changed.
+    pub fn face_vector(&mut self, vector: Vec2) -> bool {
+        match FacingDirection::nearest(vector, self.directions) {
+            Some(direction) if direction != self.direction => {
+                self.direction = direction;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Follows a movement direction, with hysteresis: keeps the current direction
+    /// while `vector` is within half a sector plus [`hysteresis_degrees`](Self::hysteresis_degrees)
+    /// of it, else faces the nearest direction. Returns whether the facing changed.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::{Facing, FacingDirection};
+    /// let mut facing = Facing::four().towards(FacingDirection::Right);
+    /// // 50 degrees: past the 45 degree border, but within the 10 degree hysteresis.
+    /// assert!(!facing.follow(Vec2::from_angle(50f32.to_radians())));
+    /// assert!(facing.follow(Vec2::from_angle(60f32.to_radians())));
+    /// assert_eq!(facing.direction, FacingDirection::Up);
+    /// ```
+    pub fn follow(&mut self, vector: Vec2) -> bool {
+        let Some(nearest) = FacingDirection::nearest(vector, self.directions) else {
+            return false;
+        };
+        if nearest == self.direction {
+            return false;
+        }
+        let half_sector = TAU / f32::from(sector_count(self.directions)) / 2.0;
+        let hysteresis = if self.hysteresis_degrees.is_finite() {
+            self.hysteresis_degrees.to_radians().clamp(0.0, half_sector)
+        } else {
+            0.0
+        };
+        let off = angle_between(vector.to_angle(), self.direction.angle());
+        let allowed_direction = sector_count(self.directions) == 8 || !self.direction.is_diagonal();
+        if allowed_direction && off <= half_sector + hysteresis {
+            return false;
+        }
+        self.direction = nearest;
+        true
+    }
+}
+
+/// The absolute difference of two angles, in 0..=pi.
+fn angle_between(a: f32, b: f32) -> f32 {
+    let d = (a - b).rem_euclid(TAU);
+    d.min(TAU - d)
+}
+
+/// What to face at the end of a walk, or when turned: a direction, or a point in the
+/// world (the direction from the walker to it, the nearest of its 4 or 8).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{Face, FacingDirection, Player, WalkCommandsExt};
+///
+/// fn to_the_counter(mut commands: Commands, player: Single<Entity, With<Player>>) {
+///     let clerk = Vec2::new(240.0, -80.0);
+///     // Walk to the counter, then look at the clerk.
+///     commands.entity(*player).walk_to_facing(clerk + Vec2::new(-60.0, 0.0), Face::Point(clerk));
+///     // Or look out of the window, wherever the walk ends.
+///     # let _ = Face::Direction(FacingDirection::Up);
+/// }
+/// # bevy::ecs::system::assert_is_system(to_the_counter);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Clone, Debug, PartialEq)]
+pub enum Face {
+    /// This direction.
+    Direction(FacingDirection),
+    /// Towards this point (world coordinates).
+    Point(Vec2),
+}
+
+impl Face {
+    /// Turns `facing` for a walker standing at `position`. A point at the walker's own
+    /// position, or not finite, leaves it as it is.
+    pub fn apply(self, facing: &mut Facing, position: Vec2) {
+        match self {
+            Face::Direction(direction) => facing.turn_to(direction),
+            Face::Point(point) => {
+                facing.face_vector(point - position);
+            }
+        }
+    }
+}
+
+/// Turns `facing` towards a step taken in `direction` (with hysteresis), writing the
+/// component only when the facing changes.
+pub(crate) fn follow_step(facing: &mut Mut<Facing>, direction: Vec2) {
+    let mut next = **facing;
+    if next.follow(direction) {
+        **facing = next;
+    }
+}
