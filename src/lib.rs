@@ -28,6 +28,9 @@
 //!   once: [`Arrived`] or [`WalkStopped`]; in between, [`PathReplanned`] reports each
 //!   re-plan. Each is both an [`EntityEvent`] on the walker (observe it) and a
 //!   [`Message`] (read it). See [`outcome`] for the whole contract.
+//! * [`WalkQuery`]: questions from game code without moving anyone (is this spot
+//!   walkable, which area is it in, the nearest walkable point, how far a straight
+//!   line gets, is B reachable from A, a path from A to B on the task pool).
 //! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
 //! * While a walker stands still, the distance field from where it stands is filled in
 //!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
@@ -106,6 +109,7 @@ pub mod obstacle;
 pub mod outcome;
 mod placement;
 mod plan;
+pub mod query;
 pub mod request;
 pub mod room;
 pub mod scaling;
@@ -127,6 +131,7 @@ pub use plan::{
     AnswerTiming, FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WalkCommandsExt,
     WarmFieldCache,
 };
+pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
 pub use request::{RequestId, Route, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
@@ -143,10 +148,10 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
-        Heading, PathCancelled, PathReady, PathReplanned, PathUnreachable, Player, RequestId,
-        Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkMask,
-        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkRequest, WalkRoom, WalkScaling,
-        WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
+        Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
+        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkMask,
+        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRequest, WalkRoom,
+        WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -287,6 +292,8 @@ impl Plugin for WalkmaskPlugin {
             })
             .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
             .init_resource::<obstacle::ObstacleLayout>()
+            .init_resource::<query::PathQueries>()
+            .add_message::<PathQueryAnswer>()
             .insert_resource(planner.cache.clone())
             .insert_resource(planner.fields.clone())
             .insert_resource(PlannerStatus(planner.clone()))
@@ -318,7 +325,7 @@ impl Plugin for WalkmaskPlugin {
                     )
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
-                    plan::job::poll_jobs.in_set(WalkmaskSystems::Poll),
+                    (plan::job::poll_jobs, query::poll_path_queries).in_set(WalkmaskSystems::Poll),
                     (movement::move_walkers, scaling::follow_depth)
                         .chain()
                         .in_set(WalkmaskSystems::Move),

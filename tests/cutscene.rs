@@ -219,17 +219,19 @@ fn scripts_chain_walk_face_and_notify_through_outcomes() {
               mut commands: Commands| {
             let facing = facings.get(ev.entity).unwrap().direction;
             if ev.request == first {
-                script.steps.push(format!("at the window facing {facing:?}"));
-                let id = commands
-                    .entity(ev.entity)
-                    .walk_with(px(10, 10), |request| {
-                        request
-                            .with_route(Route::Anywhere { via: vec![] })
-                            .facing(Face::Direction(FacingDirection::Down))
-                    });
+                script
+                    .steps
+                    .push(format!("at the window facing {facing:?}"));
+                let id = commands.entity(ev.entity).walk_with(px(10, 10), |request| {
+                    request
+                        .with_route(Route::Anywhere { via: vec![] })
+                        .facing(Face::Direction(FacingDirection::Down))
+                });
                 script.second = Some(id);
             } else if Some(ev.request) == script.second {
-                script.steps.push(format!("through the wall facing {facing:?}"));
+                script
+                    .steps
+                    .push(format!("through the wall facing {facing:?}"));
             }
         },
     );

@@ -48,6 +48,16 @@ impl GridKey {
     }
 }
 
+/// What [`NavGridCache::lookup_or_reserve`] found.
+pub(crate) enum GridLookup {
+    /// Built.
+    Ready(NavGrid),
+    /// Someone is building it.
+    Building,
+    /// No one was: its place is reserved for the caller to build it.
+    Reserved,
+}
+
 struct Entry {
     key: GridKey,
     grid: Arc<OnceLock<NavGrid>>,
@@ -225,6 +235,27 @@ impl NavGridCache {
                 .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
         })
         .clone()
+    }
+
+    /// The grid for `key` if it is built. If it is not, and no one is building it,
+    /// reserves its place and says so: the caller then builds it off the main thread
+    /// with [`get_or_build`](Self::get_or_build). Never builds on the calling thread.
+    pub(crate) fn lookup_or_reserve(&self, key: GridKey, mask: &walkmask::WalkMask) -> GridLookup {
+        let mut inner = self.lock();
+        if let Some(entry) = inner.entries.iter().find(|e| e.key == key) {
+            return match entry.grid.get() {
+                Some(grid) => GridLookup::Ready(grid.clone()),
+                None => GridLookup::Building,
+            };
+        }
+        let (w, h) = (mask.width() as usize, mask.height() as usize);
+        inner.entries.push(Entry {
+            key,
+            grid: Arc::new(OnceLock::new()),
+            bytes: (w + 2) * (h + 2) * 4,
+            queried: false,
+        });
+        GridLookup::Reserved
     }
 
     /// Ids of the prepared grids the cache holds.
