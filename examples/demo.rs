@@ -371,31 +371,27 @@ fn pace_waiter(
 
 /// A character as the animation sees it.
 type Character = (
-    &'static Heading,
+    &'static Facing,
     &'static WalkState,
     &'static mut Transform,
     &'static mut Sprite,
     &'static mut Avatar,
 );
 
-/// Facing from `Heading`, walk cycle from the distance walked, and drawing order by
+/// The loop from `Facing`, walk cycle from the distance walked, and drawing order by
 /// depth (nearer characters over farther ones). Size and speed follow depth through
 /// the plugin (`WalkScaling` on the room, `DepthScale` on the characters).
 fn animate_avatar(mut avatars: Query<Character>) {
-    for (heading, state, mut transform, mut sprite, mut avatar) in &mut avatars {
+    for (facing, state, mut transform, mut sprite, mut avatar) in &mut avatars {
         let pos = transform.translation.truncate();
         let scale = transform.scale.x.max(0.01);
         transform.translation.z = 25.0 - pos.y * 1e-3;
-        let h = heading.0;
-        if h != Vec2::ZERO {
-            if h.x.abs() > h.y.abs() * 0.9 {
-                avatar.row = 2;
-                avatar.flip = h.x < 0.0;
-            } else {
-                avatar.row = if h.y > 0.0 { 1 } else { 0 };
-                avatar.flip = false;
-            }
-        }
+        (avatar.row, avatar.flip) = match facing.direction {
+            FacingDirection::Up => (1, false),
+            FacingDirection::Right => (2, false),
+            FacingDirection::Left => (2, true),
+            _ => (0, false),
+        };
         let moved = pos.distance(avatar.last);
         avatar.last = pos;
         let walking = *state == WalkState::Walking && moved > 0.0;

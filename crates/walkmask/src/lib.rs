@@ -50,6 +50,7 @@ pub mod query;
 pub mod simplify;
 pub mod smooth;
 pub mod snap;
+pub mod steer;
 pub mod taut;
 pub mod trace;
 
