@@ -84,6 +84,7 @@ fn main() {
                 .after(WalkmaskSystems::Poll),
             click_marker,
             pace_waiter.before(WalkmaskSystems::Plan),
+            steer_with_arrows.before(WalkmaskSystems::Move),
         ),
     );
     if script {
@@ -236,6 +237,8 @@ fn setup(
         Walker::new(SPEED).with_radius(AVATAR_RADIUS),
         DepthScale::default().with_speed(true),
         Player,
+        WalkInput::default(),
+        Facing::four(),
         Avatar {
             last: start,
             ..default()
@@ -280,7 +283,7 @@ fn setup(
     let panel = BackgroundColor(Color::srgba(0.05, 0.04, 0.06, 0.72));
     commands.spawn((
         HelpText,
-        Text::new("Click to walk  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
+        Text::new("Click or arrow keys to walk  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
         TextFont::from_font_size(17.0),
         TextColor(Color::srgb(0.96, 0.92, 0.84)),
         Node {
@@ -377,6 +380,27 @@ type Character = (
     &'static mut Sprite,
     &'static mut Avatar,
 );
+
+/// Arrow keys walk the avatar (sliding along walls); a click walks it as usual.
+fn steer_with_arrows(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut players: Query<&mut WalkInput, With<Player>>,
+) {
+    let mut direction = Vec2::ZERO;
+    for (key, step) in [
+        (KeyCode::ArrowLeft, Vec2::NEG_X),
+        (KeyCode::ArrowRight, Vec2::X),
+        (KeyCode::ArrowUp, Vec2::Y),
+        (KeyCode::ArrowDown, Vec2::NEG_Y),
+    ] {
+        if keys.pressed(key) {
+            direction += step;
+        }
+    }
+    for mut input in &mut players {
+        input.set_if_neq(WalkInput(direction.normalize_or_zero()));
+    }
+}
 
 /// The loop from `Facing`, walk cycle from the distance walked, and drawing order by
 /// depth (nearer characters over farther ones). Size and speed follow depth through

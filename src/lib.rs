@@ -21,6 +21,8 @@
 //!   both give a [`RequestId`]. A request can say what to face on arrival ([`Face`]),
 //!   or move the walker through given points ignoring the mask ([`Route::Anywhere`],
 //!   for cutscenes).
+//! * [`WalkInput`]: a direction from the keyboard or a stick walks a walker that way,
+//!   sliding along walls.
 //! * [`Facing`]: which of 4 or 8 directions a walker faces, following its movement
 //!   with hysteresis, for picking its walk and stand loops.
 //! * Every request gets exactly one answer carrying its id: [`PathReady`],
@@ -113,6 +115,7 @@ pub mod query;
 pub mod request;
 pub mod room;
 pub mod scaling;
+pub mod steering;
 pub mod walker;
 
 use bevy::prelude::*;
@@ -135,6 +138,7 @@ pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryErro
 pub use request::{RequestId, Route, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
+pub use steering::WalkInput;
 pub use walker::{Heading, Player, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -149,7 +153,7 @@ pub mod prelude {
     pub use crate::{
         AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
         Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
-        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkMask,
+        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkInput, WalkMask,
         WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRequest, WalkRoom,
         WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
@@ -282,6 +286,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<FacingDirection>()
             .register_type::<Face>()
             .register_type::<Route>()
+            .register_type::<WalkInput>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()
@@ -326,7 +331,11 @@ impl Plugin for WalkmaskPlugin {
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
                     (plan::job::poll_jobs, query::poll_path_queries).in_set(WalkmaskSystems::Poll),
-                    (movement::move_walkers, scaling::follow_depth)
+                    (
+                        steering::steer_walkers,
+                        movement::move_walkers,
+                        scaling::follow_depth,
+                    )
                         .chain()
                         .in_set(WalkmaskSystems::Move),
                 ),

@@ -411,6 +411,18 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
     end_walk(world, walker, StopReason::Stopped);
 }
 
+/// Steering takes over: a request in flight gets [`PathCancelled`], a walk in
+/// progress ends with [`WalkStopped`] (reason [`StopReason::Superseded`]).
+pub(crate) fn steer_over_walk(world: &mut World, walker: Entity) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if let Some(job) = entity.take::<PathJob>() {
+        answer_cancelled(world, walker, job);
+    }
+    end_walk(world, walker, StopReason::Superseded);
+}
+
 /// How an answer joins where the walker is now.
 enum Joined {
     /// Walk this (from the walker's position), after moving the walker to `teleport`.

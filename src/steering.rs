@@ -1,0 +1,164 @@
+//! Direct walking: a direction from the keyboard or a stick moves a walker that way,
+//! sliding along walls ([`walkmask::steer::slide`]) and never crossing a blocked
+//! pixel.
+
+use bevy::prelude::*;
+use walkmask::snap::nearest_walkable;
+
+use crate::asset::WalkMask;
+use crate::facing::{Facing, follow_step};
+use crate::placement::{Parents, parent_of, set_world_xy, world_position};
+use crate::plan::grid_cache::GridLookup;
+use crate::plan::job::{NoBasis, PathJob, Rooms, current_basis, steer_over_walk};
+use crate::plan::worker::Planner;
+use crate::scaling::DepthScale;
+use crate::walker::{Heading, WalkPath, WalkState, Walker};
+
+/// The direction a walker is steered in, world units (y up), from the keyboard or a
+/// stick: the walker moves that way at `length * speed` (the length is capped at 1),
+/// sliding along walls, while it is not zero. Steering takes over from a walk or a
+/// request in progress: they end as [`Superseded`](crate::StopReason::Superseded) and
+/// [`PathCancelled`](crate::PathCancelled). The walker's areas and radius apply;
+/// [`WalkObstacle`](crate::WalkObstacle)s do not stop a steered walker.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{Player, WalkInput};
+///
+/// fn keys(keys: Res<ButtonInput<KeyCode>>, mut players: Query<&mut WalkInput, With<Player>>) {
+///     let mut direction = Vec2::ZERO;
+///     for (key, step) in [(KeyCode::ArrowLeft, -Vec2::X), (KeyCode::ArrowRight, Vec2::X),
+///                         (KeyCode::ArrowUp, Vec2::Y), (KeyCode::ArrowDown, -Vec2::Y)] {
+///         if keys.pressed(key) {
+///             direction += step;
+///         }
+///     }
+///     for mut input in &mut players {
+///         input.set_if_neq(WalkInput(direction.normalize_or_zero()));
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(keys);
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
+pub struct WalkInput(pub Vec2);
+
+/// A walker that steering moved in the last frame.
+#[derive(Component)]
+pub(crate) struct Steered;
+
+/// A steered walker.
+type SteeredWalker = (
+    Entity,
+    &'static Walker,
+    &'static WalkInput,
+    &'static mut Transform,
+    Option<&'static ChildOf>,
+    &'static mut Heading,
+    &'static mut WalkState,
+    Option<&'static mut Facing>,
+    Option<&'static DepthScale>,
+    Has<Steered>,
+    Has<WalkPath>,
+    Has<PathJob>,
+);
+
+/// Moves steered walkers (see [`WalkInput`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn steer_walkers(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut walkers: Query<SteeredWalker>,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    planner: Res<Planner>,
+) {
+    let dt = time.delta_secs();
+    for (
+        entity,
+        walker,
+        input,
+        mut transform,
+        child_of,
+        mut heading,
+        mut state,
+        facing,
+        depth,
+        steered,
+        walking,
+        planning,
+    ) in &mut walkers
+    {
+        let push = if input.0.is_finite() {
+            input.0.clamp_length_max(1.0)
+        } else {
+            Vec2::ZERO
+        };
+        if push == Vec2::ZERO {
+            if steered {
+                commands.entity(entity).remove::<Steered>();
+                if !walking && !planning {
+                    heading.set_if_neq(Heading(Vec2::ZERO));
+                    state.set_if_neq(WalkState::Idle);
+                }
+            }
+            continue;
+        }
+        if walking || planning {
+            commands.queue(move |world: &mut World| steer_over_walk(world, entity));
+        }
+        let parent = parent_of(child_of, &parents);
+        let position = world_position(&transform, parent).truncate();
+        let (basis, mask) = match current_basis(walker, position, &rooms, &masks, None) {
+            Ok(found) => found,
+            Err(NoBasis::Loading | NoBasis::Failed(_)) => continue,
+        };
+        let GridLookup::Ready(grid) = planner.cache.lookup_or_reserve(basis.key, mask.core())
+        else {
+            // Built on the pool; the walker moves once it is ready.
+            let (cache, key, pixels) = (planner.cache.clone(), basis.key, mask.core().clone());
+            bevy::tasks::AsyncComputeTaskPool::get()
+                .spawn(async move {
+                    cache.get_or_build(key, &pixels, false);
+                })
+                .detach();
+            continue;
+        };
+        let mapping = basis.mapping;
+        let speed = if walker.speed.is_finite() {
+            walker.speed.max(0.0)
+        } else {
+            0.0
+        };
+        let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
+        let wanted = position + push * speed * dt;
+        let mut from = mapping.world_to_mask(position);
+        if grid.region_at(from).is_none() {
+            // Standing on a blocked pixel: step onto the nearest walkable one first.
+            let Some((x, y)) = nearest_walkable(&grid, from) else {
+                continue;
+            };
+            from = walkmask::Point::new(x as f32 + 0.5, y as f32 + 0.5);
+        }
+        let to_mask = mapping.world_to_mask(wanted);
+        let step = (to_mask.x - from.x, to_mask.y - from.y);
+        let Some(to) = walkmask::steer::slide(&grid, from, step) else {
+            continue;
+        };
+        let to = mapping.mask_to_world(to);
+        if !to.is_finite() || to == position {
+            continue;
+        }
+        set_world_xy(&mut transform, parent, to);
+        let direction = (to - position).normalize_or_zero();
+        heading.set_if_neq(Heading(direction));
+        if let Some(mut facing) = facing {
+            follow_step(&mut facing, direction);
+        }
+        state.set_if_neq(WalkState::Walking);
+        if !steered {
+            commands.entity(entity).try_insert(Steered);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Direct walking (`WalkInput`): the walker moves in the pushed direction, slides
+//! along walls, never crosses a blocked pixel, and takes over from a walk.
+//!
+//! Headless app of `tests/common`, the usual 64 x 48 wall mask (a wall at
+//! x = 30..=33 down to y = 39), where pixel (px, py) is world (px - 32, 24 - py).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use common::{
+    Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, position, px,
+    request, room_pixel, run, run_until, spawn_walker,
+};
+
+fn app() -> App {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    app.world_mut().spawn(WalkRoom::new(mask));
+    app
+}
+
+fn steer(app: &mut App, walker: Entity, direction: Vec2) {
+    app.world_mut()
+        .entity_mut(walker)
+        .insert(WalkInput(direction));
+}
+
+/// Runs `frames` updates and returns the walker's position after each.
+fn track(app: &mut App, walker: Entity, frames: usize) -> Vec<Vec2> {
+    (0..frames)
+        .map(|_| {
+            app.update();
+            position(app, walker)
+        })
+        .collect()
+}
+
+/// Pushed up and right at the wall, the walker walks to it, then slides up along it
+/// to the top of the room, never crossing a wall pixel; pushed head-on it stops.
+#[test]
+fn a_push_into_a_wall_slides_along_it_and_never_crosses_it() {
+    let mut app = app();
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(24, 30));
+    let start = position(&app, walker);
+    steer(&mut app, walker, Vec2::new(1.0, 1.0).normalize());
+    let mut trail = vec![start];
+    trail.extend(track(&mut app, walker, 120));
+    assert!(path_stays_on(&trail, |x, y| room_pixel(x, y) == 1));
+    let end = *trail.last().unwrap();
+    // The wall's left side is world x = -2; the top of the room is y = 24.
+    assert!(end.x <= -2.0 && end.x > -2.1, "{end}");
+    assert!(end.y > 23.0, "slid only to {end}");
+    assert_eq!(
+        app.world().get::<Facing>(walker).unwrap().direction,
+        FacingDirection::Up
+    );
+    assert_eq!(
+        *app.world().get::<WalkState>(walker).unwrap(),
+        WalkState::Walking
+    );
+
+    steer(&mut app, walker, Vec2::X);
+    let head_on = track(&mut app, walker, 20);
+    assert!(
+        head_on.windows(2).all(|w| (w[0] - w[1]).length() < 1e-3),
+        "{head_on:?}"
+    );
+    steer(&mut app, walker, Vec2::ZERO);
+    run(&mut app, 1);
+    assert_eq!(
+        *app.world().get::<WalkState>(walker).unwrap(),
+        WalkState::Idle
+    );
+    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
+}
+
+/// At full push a steered walker moves at its speed; a push longer than 1 counts as 1.
+/// (It starts once its grid is ready, built on the task pool.)
+#[test]
+fn a_steered_walker_moves_at_its_speed() {
+    let mut app = app();
+    let walker = spawn_walker(&mut app, Walker::new(62.5), px(5, 44));
+    let start = position(&app, walker);
+    steer(&mut app, walker, Vec2::new(5.0, 0.0));
+    common::wait_for(&mut app, 100_000, |w| {
+        w.get::<Transform>(walker).unwrap().translation.truncate() != start
+    });
+    let before = position(&app, walker);
+    run(&mut app, 10);
+    let moved = position(&app, walker) - before;
+    assert!((moved - Vec2::new(10.0, 0.0)).length() < 1e-3, "{moved}");
+}
+
+/// Steering takes over a walk in progress (WalkStopped: Superseded), also one
+/// answered in the frame it starts.
+#[test]
+fn steering_takes_over_from_a_walk() {
+    let mut app = app();
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(10, 44));
+    let walk = request(&mut app, walker, px(50, 44));
+    run(&mut app, 5);
+    steer(&mut app, walker, Vec2::Y);
+    run(&mut app, 1);
+    let log = app.world().resource::<Log>();
+    let kinds: Vec<Kind> = log.of(walk).into_iter().map(|e| e.kind.clone()).collect();
+    assert!(
+        matches!(
+            kinds[..],
+            [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
+        ),
+        "{kinds:?}"
+    );
+    assert!(app.world().get::<WalkPath>(walker).is_none());
+    let waiting = app
+        .world_mut()
+        .commands()
+        .entity(walker)
+        .walk_to(px(50, 44));
+    app.world_mut().flush();
+    run_until(&mut app, 10, |w| {
+        !w.resource::<Log>().of(waiting).is_empty()
+    });
+    run(&mut app, 1);
+    let log = app.world().resource::<Log>();
+    let kinds: Vec<Kind> = log
+        .of(waiting)
+        .into_iter()
+        .map(|e| e.kind.clone())
+        .collect();
+    assert!(
+        matches!(
+            kinds[..],
+            [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
+        ),
+        "{kinds:?}"
+    );
+    assert!(app.world().get::<WalkPath>(walker).is_none());
+}
