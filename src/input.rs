@@ -182,7 +182,7 @@ pub(crate) fn walk_to_clicked_room(
 
 /// The world position under the cursor of the primary window, through the clicked
 /// camera. `None` without a window, cursor or usable camera.
-fn cursor_world_position(
+pub(crate) fn cursor_world_position(
     windows: &Query<&Window, With<PrimaryWindow>>,
     cameras: &Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
 ) -> Option<Vec2> {

@@ -33,6 +33,9 @@
 //! * [`WalkQuery`]: questions from game code without moving anyone (is this spot
 //!   walkable, which area is it in, the nearest walkable point, how far a straight
 //!   line gets, is B reachable from A, a path from A to B on the task pool).
+//! * [`WalkHover`]: what a click at the pointer would do (reachable, snapped, the walk
+//!   and its length), answered every frame from the player's warm field, for cursors
+//!   and path previews.
 //! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
 //! * While a walker stands still, the distance field from where it stands is filled in
 //!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
@@ -105,6 +108,7 @@ pub mod asset;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
 pub mod facing;
+pub mod hover;
 mod input;
 mod movement;
 pub mod obstacle;
@@ -125,6 +129,7 @@ pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSetti
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{Face, Facing, FacingDirection};
+pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
@@ -153,8 +158,8 @@ pub mod prelude {
     pub use crate::{
         AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
         Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
-        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkInput, WalkMask,
-        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRequest, WalkRoom,
+        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkHover, WalkInput,
+        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRequest, WalkRoom,
         WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
@@ -298,6 +303,8 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
             .init_resource::<obstacle::ObstacleLayout>()
             .init_resource::<query::PathQueries>()
+            .init_resource::<WalkHover>()
+            .init_resource::<hover::HoverWork>()
             .add_message::<PathQueryAnswer>()
             .insert_resource(planner.cache.clone())
             .insert_resource(planner.fields.clone())
@@ -330,7 +337,14 @@ impl Plugin for WalkmaskPlugin {
                     )
                         .chain()
                         .in_set(WalkmaskSystems::Plan),
-                    (plan::job::poll_jobs, query::poll_path_queries).in_set(WalkmaskSystems::Poll),
+                    (
+                        plan::job::poll_jobs,
+                        query::poll_path_queries,
+                        hover::answer_hover,
+                    )
+                        .chain()
+                        .in_set(WalkmaskSystems::Poll),
+                    hover::follow_cursor.in_set(WalkmaskSystems::Input),
                     (
                         steering::steer_walkers,
                         movement::move_walkers,

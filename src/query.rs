@@ -32,7 +32,7 @@ use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::plan::grid_cache::{GridKey, GridLookup};
+use crate::plan::grid_cache::GridKey;
 use crate::plan::job::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::worker::{InFlight, PlanOutput, PlanQuery, Planner};
 use crate::room::{MaskMapping, RoomLookup, WalkAreas, WalkRoom, room_of};
@@ -453,25 +453,10 @@ impl RoomView<'_, '_, '_> {
 
     /// The prepared grid, or [`WalkQueryError::Preparing`] (starting to prepare it).
     fn grid(&self) -> Result<NavGrid, WalkQueryError> {
-        let key = self.key()?;
-        let cache = &self.query.planner.cache;
-        match cache.lookup_or_reserve(key, self.mask.core()) {
-            GridLookup::Ready(grid) => Ok(grid),
-            GridLookup::Building => Err(WalkQueryError::Preparing),
-            GridLookup::Reserved => {
-                let builder = cache.clone();
-                let mask = self.mask.core().clone();
-                AsyncComputeTaskPool::get()
-                    .spawn(async move {
-                        builder.get_or_build(key, &mask, false);
-                    })
-                    .detach();
-                // Without `multi_threaded` the task ran inside `spawn`.
-                match cache.lookup_or_reserve(key, self.mask.core()) {
-                    GridLookup::Ready(grid) => Ok(grid),
-                    _ => Err(WalkQueryError::Preparing),
-                }
-            }
-        }
+        self.query
+            .planner
+            .cache
+            .ready_or_build_async(self.key()?, self.mask.core())
+            .ok_or(WalkQueryError::Preparing)
     }
 }

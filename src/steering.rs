@@ -8,7 +8,6 @@ use walkmask::snap::nearest_walkable;
 use crate::asset::WalkMask;
 use crate::facing::{Facing, follow_step};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::grid_cache::GridLookup;
 use crate::plan::job::{NoBasis, PathJob, Rooms, current_basis, steer_over_walk};
 use crate::plan::worker::Planner;
 use crate::scaling::DepthScale;
@@ -114,15 +113,8 @@ pub(crate) fn steer_walkers(
             Ok(found) => found,
             Err(NoBasis::Loading | NoBasis::Failed(_)) => continue,
         };
-        let GridLookup::Ready(grid) = planner.cache.lookup_or_reserve(basis.key, mask.core())
-        else {
-            // Built on the pool; the walker moves once it is ready.
-            let (cache, key, pixels) = (planner.cache.clone(), basis.key, mask.core().clone());
-            bevy::tasks::AsyncComputeTaskPool::get()
-                .spawn(async move {
-                    cache.get_or_build(key, &pixels, false);
-                })
-                .detach();
+        // Built on the pool when missing; the walker moves once it is ready.
+        let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core()) else {
             continue;
         };
         let mapping = basis.mapping;

@@ -156,6 +156,12 @@ impl WarmFieldCache {
         field
     }
 
+    /// The field of `grid` from `source` if it is cached, not counted in the stats
+    /// (for hover answers).
+    pub(crate) fn peek(&self, grid: &NavGrid, source: (u32, u32)) -> Option<Arc<DistanceField>> {
+        self.lock().fields.get(grid, source)
+    }
+
     /// Fills the field of `grid` from `source` unless it is cached or being filled;
     /// the lock is not held while filling. `live` lists the grids still in use: fields
     /// of other grids can never be asked for again and are dropped.

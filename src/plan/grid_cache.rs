@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use bevy::prelude::*;
+use bevy::tasks::AsyncComputeTaskPool;
 use walkmask::{AreaSet, NavGrid};
 
 use crate::asset::WalkMask;
@@ -49,7 +50,7 @@ impl GridKey {
 }
 
 /// What [`NavGridCache::lookup_or_reserve`] found.
-pub(crate) enum GridLookup {
+enum GridLookup {
     /// Built.
     Ready(NavGrid),
     /// Someone is building it.
@@ -240,7 +241,7 @@ impl NavGridCache {
     /// The grid for `key` if it is built. If it is not, and no one is building it,
     /// reserves its place and says so: the caller then builds it off the main thread
     /// with [`get_or_build`](Self::get_or_build). Never builds on the calling thread.
-    pub(crate) fn lookup_or_reserve(&self, key: GridKey, mask: &walkmask::WalkMask) -> GridLookup {
+    fn lookup_or_reserve(&self, key: GridKey, mask: &walkmask::WalkMask) -> GridLookup {
         let mut inner = self.lock();
         if let Some(entry) = inner.entries.iter().find(|e| e.key == key) {
             return match entry.grid.get() {
@@ -256,6 +257,32 @@ impl NavGridCache {
             queried: false,
         });
         GridLookup::Reserved
+    }
+
+    /// The grid for `key` if it is built; else `None`, after starting to build it on
+    /// the async compute pool unless that is under way. Without `multi_threaded` the
+    /// build runs inside this call and the grid is returned.
+    pub(crate) fn ready_or_build_async(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+    ) -> Option<NavGrid> {
+        match self.lookup_or_reserve(key, mask) {
+            GridLookup::Ready(grid) => Some(grid),
+            GridLookup::Building => None,
+            GridLookup::Reserved => {
+                let (cache, pixels) = (self.clone(), mask.clone());
+                AsyncComputeTaskPool::get()
+                    .spawn(async move {
+                        cache.get_or_build(key, &pixels, false);
+                    })
+                    .detach();
+                match self.lookup_or_reserve(key, mask) {
+                    GridLookup::Ready(grid) => Some(grid),
+                    _ => None,
+                }
+            }
+        }
     }
 
     /// Ids of the prepared grids the cache holds.

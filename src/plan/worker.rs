@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
 use walkmask::obstacles::{Obstacle, Obstacles};
-use walkmask::{NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError};
+use walkmask::{
+    DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError,
+};
 
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
@@ -156,13 +158,7 @@ impl Planner {
             Some(source) if self.warm => self.fields.lookup(&grid, source),
             _ => None,
         };
-        let mut result = warm.and_then(|field| {
-            traced(
-                field.path_to(query.start, query.goal, options),
-                &obstacles,
-                query.start,
-            )
-        });
+        let mut result = warm.and_then(|field| self.trace_from(&field, &query, &obstacles));
         // 2. A field from the destination, shared with the others sent there.
         if result.is_none()
             && query.share_destination
@@ -185,6 +181,31 @@ impl Planner {
             self.pathfinders.put(pathfinder);
             result
         });
+        self.output(query, grid, result)
+    }
+
+    /// The walk from `query.start` traced through `field` (a field from the start's
+    /// pixel), as a search would give it; `None` when it crosses an obstacle.
+    pub(crate) fn trace_from(
+        &self,
+        field: &DistanceField,
+        query: &PlanQuery,
+        obstacles: &Obstacles,
+    ) -> Option<Result<PathResult, QueryError>> {
+        traced(
+            field.path_to(query.start, query.goal, self.options()),
+            obstacles,
+            query.start,
+        )
+    }
+
+    /// The answer to `query` from a query's result on `grid`.
+    pub(crate) fn output(
+        &self,
+        query: PlanQuery,
+        grid: NavGrid,
+        result: Result<PathResult, QueryError>,
+    ) -> PlanOutput {
         match result {
             Ok(path) if path.is_walkable() => {
                 if query.clamped && !self.options().snap_destination {

@@ -1,0 +1,280 @@
+//! The hover answer: what a click at the pointer would do, known before the click
+//! ([`WalkHover`]).
+//!
+//! While the player stands still, the plugin holds the distance field from where it
+//! stands (warm fields, [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)):
+//! the walk to any point is traced from it in microseconds, on the main thread, each
+//! time the pointer enters a new mask pixel. Without a warm field (warm fields off,
+//! the walker walking, or its field not filled yet) the answer comes from one path
+//! query at a time on the async compute pool, for the newest pointer pixel, a frame
+//! or more behind the pointer; [`HoverAnswer::source`] says which.
+
+use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
+use bevy::window::PrimaryWindow;
+
+use crate::WalkCamera;
+use crate::asset::WalkMask;
+use crate::input::cursor_world_position;
+use crate::obstacle::{ObstacleLayout, rasterise};
+use crate::placement::{Parents, walker_xy};
+use crate::plan::grid_cache::GridKey;
+use crate::plan::job::{Rooms, current_basis};
+use crate::plan::worker::{InFlight, PlanOutput, PlanQuery, Planner};
+use crate::room::{RoomLookup, room_of};
+use crate::walker::{Player, Walker};
+
+/// What a click at the pointer would do for the player: read it every frame to show
+/// a cursor or a path preview.
+///
+/// The plugin writes [`point`](Self::point) from the primary window's cursor (through
+/// the camera, as clicks are) while [`follow_cursor`](Self::follow_cursor) is on and
+/// a window exists; otherwise write it yourself (a gamepad cursor, a test). The
+/// answer is for the first [`Player`] walker (the lowest entity).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WalkHover;
+///
+/// fn preview(hover: Res<WalkHover>, mut gizmos: Gizmos) {
+///     let Some(answer) = &hover.answer else { return };
+///     if let Some(path) = &answer.path {
+///         let colour = if answer.snapped { Color::srgba(1.0, 0.6, 0.2, 0.4) } else { Color::srgba(1.0, 1.0, 1.0, 0.3) };
+///         gizmos.linestrip_2d(path.iter().copied(), colour);
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(preview);
+/// ```
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct WalkHover {
+    /// The point asked about (world), `None` when the pointer is outside every room.
+    pub point: Option<Vec2>,
+    /// Whether the plugin writes `point` from the primary window's cursor (default
+    /// true; it does nothing without a window).
+    pub follow_cursor: bool,
+    /// The latest answer, `None` while none is known (no point, no player, the mask
+    /// loading). It may answer a point the pointer has since left: compare
+    /// [`HoverAnswer::point`] with [`point`](Self::point).
+    pub answer: Option<HoverAnswer>,
+}
+
+impl Default for WalkHover {
+    fn default() -> Self {
+        Self {
+            point: None,
+            follow_cursor: true,
+            answer: None,
+        }
+    }
+}
+
+/// The answer for one hover point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HoverAnswer {
+    /// The walker it is for.
+    pub walker: Entity,
+    /// The point answered (world).
+    pub point: Vec2,
+    /// The walk a click there would start, from the walker's position (world); `None`
+    /// when a click there gets no walk (nothing reachable, or with snapping off a
+    /// point that cannot be reached).
+    pub path: Option<Vec<Vec2>>,
+    /// Whether the walk would end elsewhere than `point` (the point is blocked, in a
+    /// closed area, cut off or outside the mask).
+    pub snapped: bool,
+    /// Length of the walk (world units; 0 without one).
+    pub length: f32,
+    /// Where the answer came from.
+    pub source: HoverSource,
+}
+
+impl HoverAnswer {
+    /// Whether a click there walks exactly there.
+    pub fn reaches_point(&self) -> bool {
+        self.path.is_some() && !self.snapped
+    }
+}
+
+/// Where a [`HoverAnswer`] came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HoverSource {
+    /// Traced from the walker's warm field on the main thread, in the frame the
+    /// pointer moved.
+    WarmField,
+    /// A path query on the async compute pool.
+    Query,
+}
+
+/// What a hover answer depends on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct HoverKey {
+    walker: Entity,
+    grid: GridKey,
+    walker_pixel: (u32, u32),
+    /// The point in mask pixels.
+    goal: (u32, u32),
+    obstacles: u64,
+}
+
+/// The hover answer under way.
+#[derive(Resource, Default)]
+pub(crate) struct HoverWork {
+    /// The key of the answer in [`WalkHover`].
+    answered: Option<HoverKey>,
+    /// The query on the pool, with its key and point.
+    query: Option<(HoverKey, Vec2, Task<PlanOutput>, InFlight)>,
+}
+
+/// Writes the hover point from the cursor.
+pub(crate) fn follow_cursor(
+    mut hover: ResMut<WalkHover>,
+    windows: Query<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
+) {
+    if !hover.follow_cursor || windows.is_empty() {
+        return;
+    }
+    let point = cursor_world_position(&windows, &cameras);
+    if hover.point != point {
+        hover.point = point;
+    }
+}
+
+/// Answers the hover point for the player (see [`WalkHover`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn answer_hover(
+    mut hover: ResMut<WalkHover>,
+    mut work: ResMut<HoverWork>,
+    players: Query<(Entity, &Walker, &Transform, Option<&ChildOf>), With<Player>>,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    planner: Res<Planner>,
+    layout: Res<ObstacleLayout>,
+) {
+    let work = &mut *work;
+    // A finished query answers its point, even if the pointer has moved on.
+    if let Some((key, point, task, _)) = work.query.as_mut()
+        && let Some(output) = check_ready(task)
+    {
+        let (key, point) = (*key, *point);
+        work.query = None;
+        set_answer(
+            &mut hover,
+            answer(key.walker, point, output, HoverSource::Query),
+        );
+        work.answered = Some(key);
+    }
+    let player = players.iter().min_by_key(|(entity, ..)| *entity);
+    let (Some(point), Some((walker, walker_component, transform, child_of))) =
+        (hover.point, player)
+    else {
+        work.answered = None;
+        work.query = None;
+        set_answer(&mut hover, None);
+        return;
+    };
+    let position = walker_xy(transform, child_of, &parents);
+    // The click would go to the room under the point; the answer is for the walker's.
+    if !matches!(
+        room_of(None, point, rooms.iter(), &masks),
+        RoomLookup::Found(_)
+    ) {
+        work.answered = None;
+        set_answer(&mut hover, None);
+        return;
+    }
+    let Ok((basis, mask)) = current_basis(walker_component, position, &rooms, &masks, None) else {
+        set_answer(&mut hover, None);
+        return;
+    };
+    let mapping = basis.mapping;
+    let (Some((start, _)), Some((goal, clamped))) = (
+        mapping.clamp_to_mask(mapping.world_to_mask(position)),
+        mapping.clamp_to_mask(mapping.world_to_mask(point)),
+    ) else {
+        set_answer(&mut hover, None);
+        return;
+    };
+    let (Some(walker_pixel), Some(goal_pixel)) = (start.pixel(), goal.pixel()) else {
+        return;
+    };
+    let key = HoverKey {
+        walker,
+        grid: basis.key,
+        walker_pixel,
+        goal: goal_pixel,
+        obstacles: layout.generation,
+    };
+    if work.answered == Some(key) {
+        return;
+    }
+    let query = PlanQuery {
+        key: basis.key,
+        mask: mask.core().clone(),
+        start,
+        goal,
+        clamped,
+        mapping,
+        obstacles: layout.in_mask(walker, &mapping),
+        share_destination: false,
+    };
+    // 1. The walker's warm field, on this thread.
+    if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
+        && let Some(field) = planner.fields.peek(&grid, walker_pixel)
+    {
+        let (obstacles, _) = rasterise(&query.obstacles, &mapping, grid.clearance());
+        if let Some(result) = planner.trace_from(&field, &query, &obstacles) {
+            let output = planner.output(query, grid, result);
+            set_answer(
+                &mut hover,
+                answer(walker, point, output, HoverSource::WarmField),
+            );
+            work.answered = Some(key);
+            work.query = None;
+            return;
+        }
+    }
+    // 2. One query at a time on the pool, for the newest point.
+    if work.query.is_none() {
+        let worker = planner.clone();
+        let in_flight = InFlight::new(&planner.planning);
+        let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
+        work.query = Some((key, point, task, in_flight));
+    }
+}
+
+/// Writes `answer` unless it is already there (no change detection otherwise).
+fn set_answer(hover: &mut ResMut<WalkHover>, answer: Option<HoverAnswer>) {
+    if hover.answer != answer {
+        hover.answer = answer;
+    }
+}
+
+/// The hover answer from a path task's output.
+fn answer(
+    walker: Entity,
+    point: Vec2,
+    output: PlanOutput,
+    source: HoverSource,
+) -> Option<HoverAnswer> {
+    let (path, snapped) = match output {
+        PlanOutput::Path(path) => (Some(path.waypoints), path.snapped),
+        PlanOutput::Unreachable => (None, true),
+    };
+    let length = path
+        .as_deref()
+        .unwrap_or(&[])
+        .windows(2)
+        .map(|w| w[0].distance(w[1]))
+        .sum();
+    Some(HoverAnswer {
+        walker,
+        point,
+        path,
+        snapped,
+        length,
+        source,
+    })
+}

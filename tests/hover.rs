@@ -1,0 +1,143 @@
+//! The hover answer (`WalkHover`): traced from the player's warm field when it has
+//! one, from a query on the pool when not; either way the same walk a click there
+//! starts.
+//!
+//! Headless app of `tests/common` (no window: the tests write the hover point), the
+//! usual 64 x 48 wall mask (a wall at x = 30..=33 down to y = 39), where pixel
+//! (px, py) is world (px - 32, 24 - py).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::{HoverSource, WarmFieldCache};
+use common::{
+    Log, add_log, add_mask, deterministic, headless_app, px, request, room_pixel, run, run_until,
+    spawn_walker, wait_for,
+};
+
+fn app(warm_fields: bool) -> (App, Entity) {
+    let mut app = headless_app(WalkmaskPlugin {
+        warm_fields,
+        ..deterministic()
+    });
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    app.world_mut().spawn(WalkRoom::new(mask));
+    let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
+    app.world_mut().entity_mut(player).insert(Player);
+    (app, player)
+}
+
+fn hover_at(app: &mut App, point: Option<Vec2>) {
+    app.world_mut().resource_mut::<WalkHover>().point = point;
+}
+
+fn answer(app: &App) -> Option<bevy_walkmask::HoverAnswer> {
+    app.world().resource::<WalkHover>().answer.clone()
+}
+
+/// The walk a request to `target` gets.
+fn walk_to(app: &mut App, walker: Entity, target: Vec2) -> (Vec<Vec2>, bool) {
+    let id = request(app, walker, target);
+    run_until(app, 100, |w| !w.resource::<Log>().of(id).is_empty());
+    let ready = app.world().resource::<Log>().ready(walker);
+    let (_, path, snapped) = ready.last().unwrap().clone();
+    (path, snapped)
+}
+
+fn same_path(a: &[Vec2], b: &[Vec2]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.distance(*q) < 1e-3)
+}
+
+/// With a warm field, the answer is traced in the frame the point is set, and it is
+/// the walk a click there starts; a blocked point snaps, and so does one outside the
+/// mask; without a point there is no answer.
+#[test]
+fn a_warm_field_answers_the_hover_point_at_once_with_the_walk_a_click_gets() {
+    let (mut app, player) = app(true);
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WarmFieldCache>().stats().fills == 1
+    });
+    let target = px(50, 20);
+    hover_at(&mut app, Some(target));
+    app.update();
+    let hovered = answer(&app).expect("answered in the frame");
+    assert_eq!(hovered.source, HoverSource::WarmField);
+    assert_eq!(hovered.walker, player);
+    assert!(hovered.reaches_point());
+    let path = hovered.path.clone().unwrap();
+    assert_eq!(*path.last().unwrap(), target);
+    let length: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+    assert!((hovered.length - length).abs() < 1e-3);
+    assert!(
+        hovered.length > px(10, 20).distance(target),
+        "round the wall"
+    );
+
+    let wall = px(31, 10);
+    hover_at(&mut app, Some(wall));
+    app.update();
+    let blocked = answer(&app).unwrap();
+    assert_eq!(blocked.source, HoverSource::WarmField);
+    assert!(blocked.snapped && !blocked.reaches_point());
+    assert_ne!(blocked.path.as_ref().unwrap().last(), Some(&wall));
+
+    // Outside the mask of the only room, a click walks to the mask's edge: snapped.
+    hover_at(&mut app, Some(Vec2::new(500.0, 0.0)));
+    app.update();
+    let outside = answer(&app).unwrap();
+    assert!(outside.snapped && outside.path.is_some());
+    hover_at(&mut app, None);
+    app.update();
+    assert_eq!(answer(&app), None);
+
+    let (walked, snapped) = walk_to(&mut app, player, target);
+    assert!(!snapped);
+    assert!(same_path(&walked, &path), "{walked:?} vs {path:?}");
+}
+
+/// Without warm fields the answer comes from a query on the pool, a frame or more
+/// later, and matches the walk a click gets too; the blocked point's answer matches
+/// its snapped walk.
+#[test]
+fn without_warm_fields_a_query_answers_the_hover_point() {
+    let (mut app, player) = app(false);
+    run(&mut app, 2);
+    for target in [px(50, 20), px(31, 10)] {
+        hover_at(&mut app, Some(target));
+        wait_for(&mut app, 100_000, |w| {
+            w.resource::<WalkHover>()
+                .answer
+                .as_ref()
+                .is_some_and(|a| a.point == target)
+        });
+        let hovered = answer(&app).unwrap();
+        assert_eq!(hovered.source, HoverSource::Query);
+        let (walked, snapped) = walk_to(&mut app, player, target);
+        assert_eq!(hovered.snapped, snapped);
+        let path = hovered.path.unwrap();
+        assert!(same_path(&walked, &path), "{walked:?} vs {path:?}");
+        // Back to where it stood, for the next point.
+        app.world_mut().commands().entity(player).stop_walking();
+        app.world_mut()
+            .entity_mut(player)
+            .insert(Transform::from_translation(px(10, 20).extend(1.0)));
+        run(&mut app, 2);
+    }
+}
+
+/// No player, no answer; the answer follows the first player.
+#[test]
+fn the_answer_is_for_the_player() {
+    let (mut app, player) = app(false);
+    app.world_mut().entity_mut(player).remove::<Player>();
+    hover_at(&mut app, Some(px(12, 20)));
+    run(&mut app, 5);
+    assert_eq!(answer(&app), None);
+    app.world_mut().entity_mut(player).insert(Player);
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WalkHover>().answer.is_some()
+    });
+    assert_eq!(answer(&app).unwrap().walker, player);
+}
