@@ -28,6 +28,7 @@ use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::sprite::Anchor;
+use bevy::window::{CursorIcon, PrimaryWindow, SystemCursorIcon};
 use bevy_walkmask::prelude::*;
 
 /// Size of the room picture in pixels (= world units; the room sprite is centred).
@@ -83,6 +84,7 @@ fn main() {
                 .chain()
                 .after(WalkmaskSystems::Poll),
             click_marker,
+            hover_preview,
             pace_waiter.before(WalkmaskSystems::Plan),
             steer_with_arrows.before(WalkmaskSystems::Move),
         ),
@@ -579,6 +581,52 @@ fn click_marker(
                 Color::srgba(1.0, 0.95, 0.8, 1.0 - k),
             );
         }
+    }
+}
+
+/// The walk a click would start, drawn faintly under the pointer, and the cursor:
+/// an arrow where a click walks there, "not allowed" where it would stop short.
+fn hover_preview(
+    mut commands: Commands,
+    hover: Res<WalkHover>,
+    debug: Res<WalkmaskDebug>,
+    windows: Query<(Entity, Option<&CursorIcon>), With<PrimaryWindow>>,
+    mut gizmos: Gizmos,
+) {
+    let answer = hover
+        .answer
+        .as_ref()
+        .filter(|a| Some(a.point) == hover.point);
+    if let Ok((window, icon)) = windows.single() {
+        let wanted = CursorIcon::System(match answer {
+            Some(a) if !a.reaches_point() => SystemCursorIcon::NotAllowed,
+            _ => SystemCursorIcon::Default,
+        });
+        if icon != Some(&wanted) {
+            commands.entity(window).insert(wanted);
+        }
+    }
+    let Some(answer) = answer else { return };
+    if debug.enabled {
+        return;
+    }
+    let colour = if answer.reaches_point() {
+        Color::srgba(1.0, 0.85, 0.35, 0.75)
+    } else {
+        Color::srgba(1.0, 0.5, 0.3, 0.7)
+    };
+    if let Some(path) = &answer.path {
+        gizmos.linestrip_2d(path.iter().copied(), colour);
+        if let Some(&end) = path.last() {
+            gizmos.ellipse_2d(end, Vec2::new(9.0, 4.5), colour);
+        }
+    }
+    if !answer.reaches_point() {
+        // A cross where the pointer is: the walk stops short of it.
+        let (p, d) = (answer.point, 7.0);
+        let red = Color::srgba(1.0, 0.3, 0.25, 0.9);
+        gizmos.line_2d(p + Vec2::new(-d, -d), p + Vec2::new(d, d), red);
+        gizmos.line_2d(p + Vec2::new(-d, d), p + Vec2::new(d, -d), red);
     }
 }
 
