@@ -132,7 +132,9 @@ struct Layer {
 /// A character's animation state (the avatar and the waiter).
 #[derive(Component, Default)]
 struct Avatar {
-    /// Atlas row: 0 facing the camera, 1 facing away, 2 facing right (flipped for left).
+    /// Atlas row: 0 facing the camera, 1 facing away, 2 facing right, 3 three
+    /// quarters towards the camera and right, 4 three quarters away and right (each
+    /// flipped for the left).
     row: usize,
     flip: bool,
     /// Distance walked, in sprite pixels, for the walk cycle.
@@ -225,11 +227,11 @@ fn setup(
         ));
     }
 
-    // The avatar: a 5 x 3 atlas of 128 x 256 frames, feet 8 px above the frame bottom.
+    // The avatar: a 5 x 5 atlas of 128 x 256 frames (eight directions with mirroring), feet 8 px above the frame bottom.
     let layout = layouts.add(TextureAtlasLayout::from_grid(
         UVec2::new(128, 256),
         5,
-        3,
+        5,
         None,
         None,
     ));
@@ -240,7 +242,7 @@ fn setup(
         DepthScale::default().with_speed(true),
         Player,
         WalkInput::default(),
-        Facing::four(),
+        Facing::eight(),
         Avatar {
             last: start,
             ..default()
@@ -261,6 +263,7 @@ fn setup(
     commands.spawn((
         Name::new("waiter"),
         Walker::new(SPEED * 0.6),
+        Facing::eight(),
         DepthScale::default().with_speed(true),
         WalkObstacle::ellipse(WAITER_FOOTPRINT),
         Waiter {
@@ -367,7 +370,11 @@ fn pace_waiter(
         waiter.pause -= time.delta_secs();
         if waiter.pause <= 0.0 {
             let spot = WAITER_SPOTS[waiter.next];
-            requests.write(WalkRequest::new(entity, px(spot.x, spot.y)));
+            // At each end of his round he turns to face the room.
+            requests.write(
+                WalkRequest::new(entity, px(spot.x, spot.y))
+                    .facing(Face::Direction(FacingDirection::Down)),
+            );
             waiter.next = 1 - waiter.next;
             waiter.pause = WAITER_PAUSE;
         }
@@ -412,12 +419,19 @@ fn animate_avatar(mut avatars: Query<Character>) {
         let pos = transform.translation.truncate();
         let scale = transform.scale.x.max(0.01);
         transform.translation.z = 25.0 - pos.y * 1e-3;
-        (avatar.row, avatar.flip) = match facing.direction {
-            FacingDirection::Up => (1, false),
-            FacingDirection::Right => (2, false),
-            FacingDirection::Left => (2, true),
-            _ => (0, false),
+        let right = if facing.direction.is_leftward() {
+            facing.direction.mirrored()
+        } else {
+            facing.direction
         };
+        avatar.row = match right {
+            FacingDirection::Up => 1,
+            FacingDirection::Right => 2,
+            FacingDirection::DownRight => 3,
+            FacingDirection::UpRight => 4,
+            _ => 0,
+        };
+        avatar.flip = facing.direction.is_leftward();
         let moved = pos.distance(avatar.last);
         avatar.last = pos;
         let walking = *state == WalkState::Walking && moved > 0.0;

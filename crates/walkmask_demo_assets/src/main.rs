@@ -21,8 +21,10 @@
 //!   in front of it or behind it (for depth sorting);
 //! * `rooms/props/gate_closed.png`, `rooms/props/gate_open.png`: the gate leaf, which
 //!   `lobby.png` leaves out: show the one that matches the state of area 4;
-//! * `sprites/avatar.png`: a 5 x 3 atlas of 128 x 256 frames (columns: idle and a
-//!   four-frame walk; rows: facing the camera, facing away, facing right);
+//! * `sprites/avatar.png`: a 5 x 5 atlas of 128 x 256 frames (columns: idle and a
+//!   four-frame walk; rows: facing the camera, facing away, facing right, three
+//!   quarters towards the camera and right, three quarters away and right; the left
+//!   directions are these mirrored: eight directions in all);
 //! * `sprites/waiter.png`: the same for the waiter.
 //!
 //! The walk mask is the floor exactly: furniture footprints are blocked with no margin
@@ -1903,6 +1905,10 @@ enum Facing {
     Front,
     Back,
     Right,
+    /// Three-quarter view, towards the camera and to the right.
+    FrontRight,
+    /// Three-quarter view, away from the camera and to the right.
+    BackRight,
 }
 
 /// Draws one frame; `phase` in 0..4 is the walk cycle, None is standing.
@@ -1961,6 +1967,9 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
     let feet = 248.0;
     let hip = 150.0 + bob;
     match facing {
+        Facing::FrontRight | Facing::BackRight => {
+            three_quarter(&mut c, outfit, facing == Facing::FrontRight, swing, bob);
+        }
         Facing::Front | Facing::Back => {
             // legs: in front view the stepping leg is lifted a little
             for (i, lx) in [(0, cx - 13.0), (1, cx + 13.0)] {
@@ -2175,6 +2184,165 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
     c
 }
 
+/// A three-quarter view between the front (or back) and the side: legs and arms swing
+/// as in the side view but shorter, the body is a little narrower than from the front,
+/// and the face (or the back of the head) is turned to the right.
+fn three_quarter(c: &mut Canvas, outfit: Outfit, front: bool, swing: f32, bob: f32) {
+    let skin = hex(outfit.skin);
+    let hair = hex(outfit.hair);
+    let jacket = hex(outfit.jacket);
+    let jacket_dark = hex(outfit.jacket_dark);
+    let trousers = hex(outfit.trousers);
+    let boots = hex(outfit.boots);
+    let scarf = hex(outfit.scarf);
+    let cx = 64.0;
+    let feet = 248.0;
+    let hip = 150.0 + bob;
+    // The far leg first (darker), then the near one; each swings towards the right
+    // and a little up, foreshortened.
+    for (i, lx, s) in [(0, cx - 7.0, swing), (1, cx + 8.0, -swing)] {
+        let ang = 0.42 * s;
+        let foot = (
+            lx + (feet - 14.0 - hip) * ang.sin() * 0.6,
+            feet - 14.0 - (1.0 - ang.cos()) * 40.0 - if front { 0.0 } else { 3.0 * i as f32 },
+        );
+        let dark = i == 0;
+        c.capsule(
+            (lx, hip),
+            foot,
+            11.0,
+            if dark { mul(trousers, 0.8) } else { trousers },
+        );
+        let toe = if front { 4.0 } else { 2.0 };
+        c.ellipse(
+            (foot.0 + toe, foot.1 + 7.0),
+            14.0,
+            8.5,
+            |_, _| if dark { mul(boots, 0.8) } else { boots },
+            1.0,
+        );
+    }
+    // The far arm, behind the body.
+    let far_hand = (cx - 24.0 + 16.0 * swing * 0.6, 146.0 + bob);
+    c.capsule((cx - 20.0, 94.0 + bob), far_hand, 8.5, jacket_dark);
+    c.ellipse(
+        (far_hand.0, far_hand.1 + 8.0),
+        7.0,
+        7.0,
+        |_, _| mul(skin, 0.85),
+        1.0,
+    );
+    let torso = [
+        (cx - 25.0, 82.0 + bob),
+        (cx + 25.0, 82.0 + bob),
+        (cx + 23.0, 160.0 + bob),
+        (cx - 24.0, 160.0 + bob),
+    ];
+    c.poly(
+        &torso,
+        |x, _| if x < cx - 12.0 { jacket_dark } else { jacket },
+    );
+    if front {
+        c.capsule(
+            (cx + 8.0, 90.0 + bob),
+            (cx + 8.0, 158.0 + bob),
+            1.5,
+            jacket_dark,
+        );
+        for k in 0..3 {
+            c.ellipse(
+                (cx + 13.0, 104.0 + 16.0 * k as f32 + bob),
+                2.5,
+                2.5,
+                |_, _| hex(0xe0c060),
+                1.0,
+            );
+        }
+    }
+    c.poly_c(
+        &[
+            (cx - 24.0, 146.0 + bob),
+            (cx + 24.0, 146.0 + bob),
+            (cx + 24.0, 154.0 + bob),
+            (cx - 24.0, 154.0 + bob),
+        ],
+        hex(0x3a2416),
+    );
+    // The near arm, in front of the body.
+    let near_hand = (cx + 22.0 - 16.0 * swing * 0.6, 148.0 + bob);
+    c.capsule((cx + 20.0, 94.0 + bob), near_hand, 9.0, jacket);
+    c.ellipse((near_hand.0, near_hand.1 + 8.0), 7.5, 7.5, |_, _| skin, 1.0);
+    c.poly_c(
+        &[
+            (cx - 18.0, 72.0 + bob),
+            (cx + 18.0, 72.0 + bob),
+            (cx + 20.0, 88.0 + bob),
+            (cx - 20.0, 88.0 + bob),
+        ],
+        scarf,
+    );
+    let head = (cx + 2.0, 48.0 + bob);
+    c.ellipse(
+        head,
+        24.5,
+        28.0,
+        |x, _| if x < cx - 12.0 { mul(skin, 0.9) } else { skin },
+        1.0,
+    );
+    if front {
+        // Hair over the top and the back (left) of the head; the face turned right.
+        c.poly_c(
+            &[
+                (cx - 24.0, 54.0 + bob),
+                (cx - 23.0, 22.0 + bob),
+                (cx + 2.0, 14.0 + bob),
+                (cx + 22.0, 18.0 + bob),
+                (cx + 27.0, 36.0 + bob),
+                (cx + 14.0, 28.0 + bob),
+                (cx - 2.0, 32.0 + bob),
+                (cx - 12.0, 46.0 + bob),
+            ],
+            hair,
+        );
+        c.ellipse(
+            (cx - 9.0, 52.0 + bob),
+            4.0,
+            5.5,
+            |_, _| mul(skin, 0.85),
+            1.0,
+        ); // ear
+        c.ellipse((cx + 4.0, 50.0 + bob), 3.0, 4.2, |_, _| hex(0x2a1a14), 1.0);
+        c.ellipse((cx + 17.0, 50.0 + bob), 2.8, 4.0, |_, _| hex(0x2a1a14), 1.0);
+        c.ellipse((cx + 25.0, 55.0 + bob), 3.5, 3.5, |_, _| skin, 1.0); // nose
+        c.capsule(
+            (cx + 7.0, 64.0 + bob),
+            (cx + 15.0, 63.0 + bob),
+            1.5,
+            hex(0xa05a4a),
+        );
+        c.ellipse((cx + 21.0, 59.0 + bob), 3.5, 2.3, |_, _| hex(0xf0a090), 0.6);
+    } else {
+        // The back of the head; the right ear and cheek show.
+        c.ellipse(
+            (cx - 1.0, 44.0 + bob),
+            26.0,
+            28.0,
+            |x, _| if x > cx + 12.0 { mul(hair, 0.85) } else { hair },
+            1.0,
+        );
+        c.poly_c(
+            &[
+                (cx - 22.0, 56.0 + bob),
+                (cx + 16.0, 56.0 + bob),
+                (cx + 10.0, 72.0 + bob),
+                (cx - 16.0, 72.0 + bob),
+            ],
+            hair,
+        );
+        c.ellipse((cx + 22.0, 52.0 + bob), 4.0, 6.0, |_, _| skin, 1.0); // ear
+    }
+}
+
 /// Adds a dark outline around everything drawn on the canvas.
 fn outline(c: &mut Canvas, col: Rgbf, r: f32) {
     let src = c.clone();
@@ -2203,11 +2371,15 @@ fn outline(c: &mut Canvas, col: Rgbf, r: f32) {
 }
 
 fn avatar_atlas(outfit: Outfit) -> RgbaImage {
-    let mut atlas = RgbaImage::new(FRAME_W * 5, FRAME_H * 3);
-    for (row, facing) in [Facing::Front, Facing::Back, Facing::Right]
-        .into_iter()
-        .enumerate()
-    {
+    let rows = [
+        Facing::Front,
+        Facing::Back,
+        Facing::Right,
+        Facing::FrontRight,
+        Facing::BackRight,
+    ];
+    let mut atlas = RgbaImage::new(FRAME_W * 5, FRAME_H * rows.len() as u32);
+    for (row, facing) in rows.into_iter().enumerate() {
         for col in 0..5u32 {
             let phase = if col == 0 { None } else { Some(col - 1) };
             let frame = avatar_frame(outfit, facing, phase).to_rgba();
