@@ -1,7 +1,8 @@
 //! The hover answer: what a click at the pointer would do, known before the click
 //! ([`WalkHover`]).
 //!
-//! While the player stands still, the plugin holds the distance field from where it
+//! While the player walks (or plans a walk, or is steered) there is no answer. While
+//! it stands still, the plugin holds the distance field from where it
 //! stands (warm fields, [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)):
 //! the walk to any point is traced from it in microseconds, on the main thread, each
 //! time the pointer enters a new mask pixel. Without a warm field (warm fields off,
@@ -23,7 +24,7 @@ use crate::plan::grid_cache::GridKey;
 use crate::plan::job::{Rooms, current_basis};
 use crate::plan::worker::{InFlight, PlanOutput, PlanQuery, Planner};
 use crate::room::{RoomLookup, room_of};
-use crate::walker::{Player, Walker};
+use crate::walker::{Player, WalkState, Walker};
 
 /// What a click at the pointer would do for the player: read it every frame to show
 /// a cursor or a path preview.
@@ -146,7 +147,7 @@ pub(crate) fn follow_cursor(
 pub(crate) fn answer_hover(
     mut hover: ResMut<WalkHover>,
     mut work: ResMut<HoverWork>,
-    players: Query<(Entity, &Walker, &Transform, Option<&ChildOf>), With<Player>>,
+    players: Query<(Entity, &Walker, &WalkState, &Transform, Option<&ChildOf>), With<Player>>,
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
@@ -167,7 +168,7 @@ pub(crate) fn answer_hover(
         work.answered = Some(key);
     }
     let player = players.iter().min_by_key(|(entity, ..)| *entity);
-    let (Some(point), Some((walker, walker_component, transform, child_of))) =
+    let (Some(point), Some((walker, walker_component, state, transform, child_of))) =
         (hover.point, player)
     else {
         work.answered = None;
@@ -175,6 +176,13 @@ pub(crate) fn answer_hover(
         set_answer(&mut hover, None);
         return;
     };
+    if matches!(state, WalkState::Walking | WalkState::Planning) {
+        // A walker on its way enters a new pixel every frame: no answer until it stands.
+        work.answered = None;
+        work.query = None;
+        set_answer(&mut hover, None);
+        return;
+    }
     let position = walker_xy(transform, child_of, &parents);
     // The click would go to the room under the point; the answer is for the walker's.
     if !matches!(

@@ -127,7 +127,8 @@ fn without_warm_fields_a_query_answers_the_hover_point() {
     }
 }
 
-/// No player, no answer; the answer follows the first player.
+/// No player, no answer; the answer follows the first player; while it walks there
+/// is no answer, and one comes back when it stands.
 #[test]
 fn the_answer_is_for_the_player() {
     let (mut app, player) = app(false);
@@ -140,4 +141,17 @@ fn the_answer_is_for_the_player() {
         w.resource::<WalkHover>().answer.is_some()
     });
     assert_eq!(answer(&app).unwrap().walker, player);
+    request(&mut app, player, px(50, 44));
+    run(&mut app, 2);
+    assert_eq!(
+        *app.world().get::<WalkState>(player).unwrap(),
+        WalkState::Walking
+    );
+    assert_eq!(answer(&app), None);
+    run_until(&mut app, 1_000, |w| {
+        *w.get::<WalkState>(player).unwrap() == WalkState::Arrived
+    });
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WalkHover>().answer.is_some()
+    });
 }
