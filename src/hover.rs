@@ -142,12 +142,21 @@ pub(crate) fn follow_cursor(
     }
 }
 
+/// A player as the hover answer sees it.
+type HoverPlayer = (
+    Entity,
+    &'static Walker,
+    &'static WalkState,
+    &'static Transform,
+    Option<&'static ChildOf>,
+);
+
 /// Answers the hover point for the player (see [`WalkHover`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn answer_hover(
     mut hover: ResMut<WalkHover>,
     mut work: ResMut<HoverWork>,
-    players: Query<(Entity, &Walker, &WalkState, &Transform, Option<&ChildOf>), With<Player>>,
+    players: Query<HoverPlayer, With<Player>>,
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
