@@ -3,13 +3,17 @@
 //! pixel.
 
 use bevy::prelude::*;
+use walkmask::obstacles::{Obstacle, Obstacles};
 use walkmask::snap::nearest_walkable;
+use walkmask::{NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::facing::{Facing, follow_step};
+use crate::obstacle::{ObstacleLayout, rasterise};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::job::{NoBasis, PathJob, Rooms, current_basis, steer_over_walk};
 use crate::plan::worker::Planner;
+use crate::room::MaskMapping;
 use crate::scaling::DepthScale;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
@@ -17,8 +21,9 @@ use crate::walker::{Heading, WalkPath, WalkState, Walker};
 /// stick: the walker moves that way at `length * speed` (the length is capped at 1),
 /// sliding along walls, while it is not zero. Steering takes over from a walk or a
 /// request in progress: they end as [`Superseded`](crate::StopReason::Superseded) and
-/// [`PathCancelled`](crate::PathCancelled). The walker's areas and radius apply;
-/// [`WalkObstacle`](crate::WalkObstacle)s do not stop a steered walker.
+/// [`PathCancelled`](crate::PathCancelled). The walker's areas and radius apply, and
+/// it slides round solid [`WalkObstacle`](crate::WalkObstacle)s as round walls (those
+/// already covering it aside, so it can walk out of them).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -72,6 +77,7 @@ pub(crate) fn steer_walkers(
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
     planner: Res<Planner>,
+    layout: Res<ObstacleLayout>,
 ) {
     let dt = time.delta_secs();
     for (
@@ -131,11 +137,12 @@ pub(crate) fn steer_walkers(
             let Some((x, y)) = nearest_walkable(&grid, from) else {
                 continue;
             };
-            from = walkmask::Point::new(x as f32 + 0.5, y as f32 + 0.5);
+            from = Point::new(x as f32 + 0.5, y as f32 + 0.5);
         }
         let to_mask = mapping.world_to_mask(wanted);
         let step = (to_mask.x - from.x, to_mask.y - from.y);
-        let Some(to) = walkmask::steer::slide(&grid, from, step) else {
+        let seen = keep_out_of_obstacles(&grid, &layout, entity, &mapping, from, step);
+        let Some(to) = walkmask::steer::slide(seen.as_ref().unwrap_or(&grid), from, step) else {
             continue;
         };
         let to = mapping.mask_to_world(to);
@@ -153,4 +160,37 @@ pub(crate) fn steer_walkers(
             commands.entity(entity).try_insert(Steered);
         }
     }
+}
+
+/// `grid` seen through the solid obstacles (but `walker`'s own, and those covering
+/// `from`) within reach of a step from `from`; `None` when there are none.
+fn keep_out_of_obstacles(
+    grid: &NavGrid,
+    layout: &ObstacleLayout,
+    walker: Entity,
+    mapping: &MaskMapping,
+    from: Point,
+    step: (f32, f32),
+) -> Option<NavGrid> {
+    let reach = grid.clearance() + step.0.hypot(step.1);
+    let near: Vec<(Entity, Obstacle)> = layout
+        .in_mask(walker, mapping)
+        .into_iter()
+        .filter(|(_, obstacle)| reach.is_finite() && obstacle.near_segment(from, from, reach))
+        .collect();
+    if near.is_empty() {
+        return None;
+    }
+    let (all, _) = rasterise(&near, mapping, grid.clearance());
+    let mut kept = Obstacles::for_size(mapping.size.x, mapping.size.y, grid.clearance());
+    for (i, &obstacle) in all.obstacles().iter().enumerate() {
+        let covers_walker = from
+            .pixel()
+            .is_some_and(|(x, y)| all.obstacle_blocks(i, x, y));
+        if !covers_walker {
+            // Pushed once already: it fits.
+            let _ = kept.push(obstacle);
+        }
+    }
+    (!kept.is_empty()).then(|| grid.with_obstacles(&kept))
 }

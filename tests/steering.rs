@@ -138,3 +138,39 @@ fn steering_takes_over_from_a_walk() {
     );
     assert!(app.world().get::<WalkPath>(walker).is_none());
 }
+
+/// A solid obstacle in the way: the steered walker keeps out of its footprint (slides
+/// round it) and keeps walking; one that covers the walker does not hold it.
+#[test]
+fn a_steered_walker_slides_round_solid_obstacles_and_out_of_one_covering_it() {
+    let mut app = app();
+    // Just below the walker's line: it meets the guard above its centre and slides
+    // up round it.
+    let guard_at = px(16, 30) - Vec2::new(0.0, 2.0);
+    app.world_mut().spawn((
+        WalkObstacle::circle(4.0),
+        Transform::from_translation(guard_at.extend(0.0)),
+    ));
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 30));
+    steer(&mut app, walker, Vec2::X);
+    let trail = track(&mut app, walker, 60);
+    let nearest = trail
+        .iter()
+        .map(|p| p.distance(guard_at))
+        .fold(f32::INFINITY, f32::min);
+    assert!(nearest >= 4.0, "came within {nearest} of the guard");
+    let end = *trail.last().unwrap();
+    assert!(end.x > guard_at.x + 4.0, "stuck behind the guard at {end}");
+    assert!(path_stays_on(&trail, |x, y| room_pixel(x, y) == 1));
+
+    // Now the guard stands on the walker: it walks out.
+    let covered = px(40, 20);
+    app.world_mut().spawn((
+        WalkObstacle::circle(4.0),
+        Transform::from_translation(covered.extend(0.0)),
+    ));
+    let trapped = spawn_walker(&mut app, Walker::new(60.0), covered);
+    steer(&mut app, trapped, Vec2::Y);
+    run(&mut app, 30);
+    assert!(position(&app, trapped).distance(covered) > 5.0);
+}

@@ -78,3 +78,25 @@ fn a_slanted_push_slides_along_a_wall_and_a_head_on_push_stops() {
     assert_eq!(slide(&grid, p, (f32::NAN, 0.0)), Some(p));
     assert_eq!(slide(&grid, p, (0.0, 0.0)), Some(p));
 }
+
+/// A disk of blocked pixels met off-centre: the walker pushed at it walks round it on
+/// the nearer side instead of stopping at its flat pixel face.
+#[test]
+fn a_push_at_a_round_obstacle_off_centre_walks_round_it() {
+    let (cx, cy, r) = (20.0f32, 20.0f32, 4.7f32);
+    let mask = WalkMask::from_fn(40, 40, |x, y| {
+        let (dx, dy) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
+        u8::from(dx.hypot(dy) >= r)
+    })
+    .unwrap();
+    let grid = NavGrid::new(mask, AreaSet::all());
+    let mut at = Point::new(10.0, 18.4);
+    let mut path = vec![at];
+    for _ in 0..60 {
+        at = slide(&grid, at, (0.96, 0.0)).unwrap();
+        path.push(at);
+    }
+    support::check_path_strict(&grid, &path).unwrap();
+    assert!(at.x > cx + r, "stuck at {at:?}");
+    assert!(path.iter().all(|p| p.y < 20.0), "went round the far side");
+}
