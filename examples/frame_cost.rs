@@ -24,8 +24,15 @@
 //! every half second (a crowd following the player), and also prints the distance
 //! fields filled per second and how many walks were traced from a shared field.
 //!
+//! `--hover` adds a player standing still and moves the hover point
+//! ([`WalkHover`](bevy_walkmask::WalkHover)) to a new random point every frame (the
+//! worst case for warm traces: a pointer that never rests on a pixel), and prints how
+//! many frames had an answer for the point of that frame, and from where.
+//! `--hover-rest` moves it every 15 frames instead (a pointer that rests a quarter of
+//! a second on each point), which lets queries answer without warm fields.
+//!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--no-warm] [--crowd]
+//! cargo run --release --example frame_cost [-- SECONDS] [--no-warm] [--crowd] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;
@@ -116,6 +123,14 @@ struct Bench {
     cancelled: u64,
     arrived: u64,
     walking_samples: u64,
+    /// Frames between hover point moves with a player standing still (`--hover`: 1,
+    /// `--hover-rest`: 15); 0 without hover.
+    hover: u64,
+    /// Frames (after settling) whose hover answer was for that frame's point, by source:
+    /// warm field, query.
+    hover_fresh: (u64, u64),
+    /// Frames (after settling) with a hover point.
+    hover_frames: u64,
 }
 
 fn setup(
@@ -137,6 +152,21 @@ fn setup(
             ))
             .id();
         bench.walkers.push(walker);
+    }
+    if bench.hover > 0 {
+        let at = rng.walkable_point();
+        commands.spawn((
+            Walker::new(100.0),
+            Player,
+            Transform::from_translation(at.extend(1.0)),
+        ));
+    }
+}
+
+/// Moves the hover point to a new random point every frame (`--hover`).
+fn move_hover(bench: Res<Bench>, mut rng: ResMut<Rng>, mut hover: ResMut<WalkHover>) {
+    if bench.hover > 0 && bench.frame.is_multiple_of(bench.hover) {
+        hover.point = Some(rng.walkable_point());
     }
 }
 
@@ -206,7 +236,19 @@ fn count_outcomes(
     mut cancelled: MessageReader<PathCancelled>,
     mut arrived: MessageReader<Arrived>,
     states: Query<&WalkState>,
+    hover: Res<WalkHover>,
 ) {
+    if bench.hover > 0 && bench.frame >= SETTLE_FRAMES {
+        bench.hover_frames += 1;
+        if let Some(answer) = &hover.answer
+            && Some(answer.point) == hover.point
+        {
+            match answer.source {
+                bevy_walkmask::HoverSource::WarmField => bench.hover_fresh.0 += 1,
+                bevy_walkmask::HoverSource::Query => bench.hover_fresh.1 += 1,
+            }
+        }
+    }
     let ready: Vec<Entity> = ready.read().map(|e| e.entity).collect();
     let unreachable: Vec<Entity> = unreachable.read().map(|e| e.entity).collect();
     bench.ready += ready.len() as u64;
@@ -242,14 +284,19 @@ fn main() {
     let mut seconds = 30.0;
     let mut warm_fields = true;
     let mut crowd = false;
+    let mut hover = 0;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--no-warm" => warm_fields = false,
+            "--hover" => hover = 1,
+            "--hover-rest" => hover = 15,
             "--crowd" => crowd = true,
             _ => match arg.parse::<f64>() {
                 Ok(s) if s.is_finite() && s > 3.0 => seconds = s,
                 _ => {
-                    eprintln!("usage: frame_cost [SECONDS > 3] [--no-warm] [--crowd]; got '{arg}'");
+                    eprintln!(
+                        "usage: frame_cost [SECONDS > 3] [--no-warm] [--crowd] [--hover | --hover-rest]; got '{arg}'"
+                    );
                     std::process::exit(2);
                 }
             },
@@ -269,13 +316,17 @@ fn main() {
         },
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-    .insert_resource(Bench { crowd, ..default() })
+    .insert_resource(Bench {
+        crowd,
+        hover,
+        ..default()
+    })
     .insert_resource(Rng(0x9e37_79b9_7f4a_7c15))
     .add_systems(Startup, setup)
     .add_systems(
         Update,
         (
-            send_requests.before(span_start),
+            (send_requests, move_hover).before(span_start),
             span_start.before(WalkmaskSystems::Input),
             span_end.after(WalkmaskSystems::Move),
         ),
@@ -314,6 +365,15 @@ fn main() {
     latencies.sort_unstable();
 
     let walkers = bench.walkers.len();
+    if hover > 0 {
+        println!(
+            "hover: the point moved every {hover} frames; {} of {} frames answered for their own point ({} from the warm field, {} from a query)",
+            bench.hover_fresh.0 + bench.hover_fresh.1,
+            bench.hover_frames,
+            bench.hover_fresh.0,
+            bench.hover_fresh.1
+        );
+    }
     let load = if crowd {
         format!("all sent to one new point every {CROWD_PERIOD} s")
     } else {

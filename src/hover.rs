@@ -6,9 +6,10 @@
 //! stands (warm fields, [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)):
 //! the walk to any point is traced from it in microseconds, on the main thread, each
 //! time the pointer enters a new mask pixel. Without a warm field (warm fields off,
-//! the walker walking, or its field not filled yet) the answer comes from one path
-//! query at a time on the async compute pool, for the newest pointer pixel, a frame
-//! or more behind the pointer; [`HoverAnswer::source`] says which.
+//! or its field not filled yet) the answer comes from one path query at a time on the
+//! async compute pool, started once the pointer has rested on a pixel for two frames
+//! (a pointer sweeping across the room starts none), and lands a frame or more
+//! later; [`HoverAnswer::source`] says which.
 
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
@@ -125,7 +126,14 @@ pub(crate) struct HoverWork {
     answered: Option<HoverKey>,
     /// The query on the pool, with its key and point.
     query: Option<(HoverKey, Vec2, Task<PlanOutput>, InFlight)>,
+    /// The key without an answer, and the frames it has stayed the same.
+    waiting: Option<(HoverKey, u32)>,
 }
+
+/// A query is started for a hover point once its key (pointer pixel, walker pixel,
+/// grid, obstacles) has stayed the same this many frames: a pointer sweeping across
+/// the room starts none, one that rests gets its answer a frame or two later.
+const REST_FRAMES: u32 = 2;
 
 /// Writes the hover point from the cursor.
 pub(crate) fn follow_cursor(
@@ -253,8 +261,18 @@ pub(crate) fn answer_hover(
             return;
         }
     }
-    // 2. One query at a time on the pool, for the newest point.
-    if work.query.is_none() {
+    // 2. One query at a time on the pool, for a point the pointer rests on.
+    let rested = match &mut work.waiting {
+        Some((waiting, frames)) if *waiting == key => {
+            *frames += 1;
+            *frames >= REST_FRAMES
+        }
+        _ => {
+            work.waiting = Some((key, 1));
+            REST_FRAMES <= 1
+        }
+    };
+    if rested && work.query.is_none() {
         let worker = planner.clone();
         let in_flight = InFlight::new(&planner.planning);
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
