@@ -22,8 +22,8 @@ use crate::input::cursor_world_position;
 use crate::obstacle::{ObstacleLayout, rasterise};
 use crate::placement::{Parents, walker_xy};
 use crate::plan::grid_cache::GridKey;
-use crate::plan::job::{Rooms, current_basis};
-use crate::plan::worker::{InFlight, PlanOutput, PlanQuery, Planner};
+use crate::plan::job::{Rooms, current_basis, walk_query};
+use crate::plan::worker::{InFlight, PlanOutput, Planner};
 use crate::room::{RoomLookup, room_of};
 use crate::walker::{Player, WalkState, Walker};
 
@@ -235,16 +235,7 @@ pub(crate) fn answer_hover(
     if work.answered == Some(key) {
         return;
     }
-    let query = PlanQuery {
-        key: basis.key,
-        mask: mask.core().clone(),
-        start,
-        goal,
-        clamped,
-        mapping,
-        obstacles: layout.in_mask(walker, &mapping),
-        share_destination: false,
-    };
+    let query = walk_query(walker, &basis, mask, (start, goal, clamped), &layout);
     // 1. The walker's warm field, on this thread.
     if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
         && let Some(field) = planner.fields.peek(&grid, walker_pixel)

@@ -23,8 +23,7 @@ fn app() -> (App, Entity) {
 }
 
 fn kinds(app: &App, id: RequestId) -> Vec<Kind> {
-    let log = app.world().resource::<Log>();
-    log.of(id).into_iter().map(|e| e.kind.clone()).collect()
+    app.world().resource::<Log>().kinds(id)
 }
 
 fn arrived(w: &mut World, id: RequestId) -> bool {

@@ -37,6 +37,13 @@ fn app() -> App {
     app
 }
 
+/// Spawns `walker` with `facing` at world position `at`.
+fn spawn_facing(app: &mut App, walker: Walker, facing: Facing, at: Vec2) -> Entity {
+    app.world_mut()
+        .spawn((walker, facing, Transform::from_translation(at.extend(1.0))))
+        .id()
+}
+
 fn facing(app: &App, walker: Entity) -> FacingDirection {
     app.world().get::<Facing>(walker).unwrap().direction
 }
@@ -87,14 +94,12 @@ fn walk_through(app: &mut App, walker: Entity, points: Vec<Vec2>) -> RequestId {
 fn four_directions_do_not_flicker_on_a_diagonal() {
     let mut app = app();
     let steady = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
-    let twitchy = app
-        .world_mut()
-        .spawn((
-            Walker::new(60.0),
-            Facing::four().with_hysteresis(0.0),
-            Transform::from_translation(px(4, 44).extend(1.0)),
-        ))
-        .id();
+    let twitchy = spawn_facing(
+        &mut app,
+        Walker::new(60.0),
+        Facing::four().with_hysteresis(0.0),
+        px(4, 44),
+    );
     let start = position(&app, steady);
     let points = zigzag(start, 38.0, 52.0, 4.0, 12);
     walk_through(&mut app, steady, points.clone());
@@ -114,14 +119,7 @@ fn four_directions_do_not_flicker_on_a_diagonal() {
 #[test]
 fn eight_directions_do_not_flicker_on_a_border() {
     let mut app = app();
-    let walker = app
-        .world_mut()
-        .spawn((
-            Walker::new(60.0),
-            Facing::eight(),
-            Transform::from_translation(px(4, 44).extend(1.0)),
-        ))
-        .id();
+    let walker = spawn_facing(&mut app, Walker::new(60.0), Facing::eight(), px(4, 44));
     let start = position(&app, walker);
     walk_through(&mut app, walker, zigzag(start, 16.0, 29.0, 4.0, 12));
     assert_eq!(turns(&app, walker), vec![FacingDirection::Right]);
@@ -134,14 +132,8 @@ fn eight_directions_do_not_flicker_on_a_border() {
 fn walking_faces_the_direction_walked() {
     let mut app = app();
     for direction in FacingDirection::ALL {
-        let walker = app
-            .world_mut()
-            .spawn((
-                Walker::new(80.0),
-                Facing::eight().towards(opposite(direction)),
-                Transform::from_translation(px(16, 24).extend(1.0)),
-            ))
-            .id();
+        let facing_away = Facing::eight().towards(opposite(direction));
+        let walker = spawn_facing(&mut app, Walker::new(80.0), facing_away, px(16, 24));
         let from = position(&app, walker);
         walk_through(&mut app, walker, vec![from + direction.vector() * 6.0]);
         assert_eq!(facing(&app, walker), direction);
@@ -180,14 +172,7 @@ fn a_walk_faces_a_point_or_a_direction_on_arrival() {
                 .push((ev.entity, facings.get(ev.entity).unwrap().direction));
         },
     );
-    let eight = app
-        .world_mut()
-        .spawn((
-            Walker::new(120.0),
-            Facing::eight(),
-            Transform::from_translation(px(10, 20).extend(1.0)),
-        ))
-        .id();
+    let eight = spawn_facing(&mut app, Walker::new(120.0), Facing::eight(), px(10, 20));
     let four = spawn_walker(&mut app, Walker::new(120.0), px(10, 30));
     // Round the wall to (50, 20), then look at a point up and to the left of it; the
     // last step of the walk goes up and right, so only the request can turn it.
@@ -227,14 +212,7 @@ fn a_walk_faces_a_point_or_a_direction_on_arrival() {
 #[test]
 fn standing_walkers_turn_and_stopped_walks_do_not() {
     let mut app = app();
-    let walker = app
-        .world_mut()
-        .spawn((
-            Walker::new(60.0),
-            Facing::eight(),
-            Transform::from_translation(px(10, 20).extend(1.0)),
-        ))
-        .id();
+    let walker = spawn_facing(&mut app, Walker::new(60.0), Facing::eight(), px(10, 20));
     let mut commands = app.world_mut().commands();
     commands
         .entity(walker)

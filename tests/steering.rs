@@ -93,6 +93,19 @@ fn a_steered_walker_moves_at_its_speed() {
     assert!((moved - Vec2::new(10.0, 0.0)).length() < 1e-3, "{moved}");
 }
 
+/// The walk of request `id` was answered and then ended by steering.
+fn assert_superseded(app: &App, walker: Entity, id: RequestId) {
+    let kinds = app.world().resource::<Log>().kinds(id);
+    assert!(
+        matches!(
+            kinds[..],
+            [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
+        ),
+        "{kinds:?}"
+    );
+    assert!(app.world().get::<WalkPath>(walker).is_none());
+}
+
 /// Steering takes over a walk in progress (WalkStopped: Superseded), also one
 /// answered in the frame it starts.
 #[test]
@@ -103,16 +116,7 @@ fn steering_takes_over_from_a_walk() {
     run(&mut app, 5);
     steer(&mut app, walker, Vec2::Y);
     run(&mut app, 1);
-    let log = app.world().resource::<Log>();
-    let kinds: Vec<Kind> = log.of(walk).into_iter().map(|e| e.kind.clone()).collect();
-    assert!(
-        matches!(
-            kinds[..],
-            [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
-        ),
-        "{kinds:?}"
-    );
-    assert!(app.world().get::<WalkPath>(walker).is_none());
+    assert_superseded(&app, walker, walk);
     let waiting = app
         .world_mut()
         .commands()
@@ -123,20 +127,7 @@ fn steering_takes_over_from_a_walk() {
         !w.resource::<Log>().of(waiting).is_empty()
     });
     run(&mut app, 1);
-    let log = app.world().resource::<Log>();
-    let kinds: Vec<Kind> = log
-        .of(waiting)
-        .into_iter()
-        .map(|e| e.kind.clone())
-        .collect();
-    assert!(
-        matches!(
-            kinds[..],
-            [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
-        ),
-        "{kinds:?}"
-    );
-    assert!(app.world().get::<WalkPath>(walker).is_none());
+    assert_superseded(&app, walker, waiting);
 }
 
 /// A solid obstacle in the way: the steered walker keeps out of its footprint (slides

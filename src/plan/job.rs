@@ -716,16 +716,7 @@ pub(crate) fn start_jobs(
             on_path,
             obstacle_generation: layout.generation,
         });
-        let query = PlanQuery {
-            key: basis.key,
-            mask: mask.core().clone(),
-            start,
-            goal,
-            clamped,
-            mapping,
-            obstacles: layout.in_mask(entity, &mapping),
-            share_destination: false,
-        };
+        let query = walk_query(entity, &basis, mask, (start, goal, clamped), &layout);
         starting.push((entity, query, basis));
     }
     // Walkers sent to one destination pixel together share one field from it.
@@ -752,6 +743,27 @@ pub(crate) fn start_jobs(
             basis,
             _in_flight: in_flight,
         };
+    }
+}
+
+/// The query for a walk of `walker` on `basis` from `start` to `goal` (`clamped`: the
+/// goal was moved onto the mask's edge), among the solid obstacles but its own.
+pub(crate) fn walk_query(
+    walker: Entity,
+    basis: &PlanBasis,
+    mask: &WalkMask,
+    (start, goal, clamped): (Point, Point, bool),
+    layout: &ObstacleLayout,
+) -> PlanQuery {
+    PlanQuery {
+        key: basis.key,
+        mask: mask.core().clone(),
+        start,
+        goal,
+        clamped,
+        mapping: basis.mapping,
+        obstacles: layout.in_mask(walker, &basis.mapping),
+        share_destination: false,
     }
 }
 

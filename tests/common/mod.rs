@@ -360,6 +360,11 @@ impl Log {
     pub fn of(&self, id: RequestId) -> Vec<&Entry> {
         self.observed.iter().filter(|e| e.request == id).collect()
     }
+
+    /// The kinds of the entries of request `id`, in order.
+    pub fn kinds(&self, id: RequestId) -> Vec<Kind> {
+        self.of(id).into_iter().map(|e| e.kind.clone()).collect()
+    }
 }
 
 fn log_messages(

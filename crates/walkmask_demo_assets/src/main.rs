@@ -872,22 +872,16 @@ fn draw_back(c: &mut Canvas) {
     for &su in &[pu0 - 0.45, pu1 + 0.45] {
         let p = (wall_x(su), wall_y(1.75));
         glow(c, p, 90.0, hex(0xffc870), 0.35);
-        c.poly_c(
-            &[
-                (p.0 - 4.0, p.1 + 4.0),
-                (p.0 + 4.0, p.1 + 4.0),
-                (p.0 + 3.0, p.1 + 20.0),
-                (p.0 - 3.0, p.1 + 20.0),
-            ],
+        band(
+            c,
+            (p.0 - 4.0, p.0 + 4.0, p.1 + 4.0),
+            (p.0 - 3.0, p.0 + 3.0, p.1 + 20.0),
             hex(0x9a7a3a),
         );
-        c.poly_c(
-            &[
-                (p.0 - 10.0, p.1 - 12.0),
-                (p.0 + 10.0, p.1 - 12.0),
-                (p.0 + 6.0, p.1 + 4.0),
-                (p.0 - 6.0, p.1 + 4.0),
-            ],
+        band(
+            c,
+            (p.0 - 10.0, p.0 + 10.0, p.1 - 12.0),
+            (p.0 - 6.0, p.0 + 6.0, p.1 + 4.0),
             hex(0xffe2a8),
         );
     }
@@ -947,33 +941,19 @@ fn window(c: &mut Canvas, wu: f32) {
         1.0,
     );
     // mullions
-    c.poly_c(
-        &[
-            (cxw - 3.0, y0),
-            (cxw + 3.0, y0),
-            (cxw + 3.0, y1),
-            (cxw - 3.0, y1),
-        ],
+    band(
+        c,
+        (cxw - 3.0, cxw + 3.0, y0),
+        (cxw - 3.0, cxw + 3.0, y1),
         hex(0xe6d8b8),
     );
     let ym = y0 + arch + 10.0;
-    c.poly_c(
-        &[
-            (x0, ym - 3.0),
-            (x1, ym - 3.0),
-            (x1, ym + 3.0),
-            (x0, ym + 3.0),
-        ],
-        hex(0xe6d8b8),
-    );
+    band(c, (x0, x1, ym - 3.0), (x0, x1, ym + 3.0), hex(0xe6d8b8));
     // sill
-    c.poly_c(
-        &[
-            (x0 - 16.0, y1 + 6.0),
-            (x1 + 16.0, y1 + 6.0),
-            (x1 + 12.0, y1 + 16.0),
-            (x0 - 12.0, y1 + 16.0),
-        ],
+    band(
+        c,
+        (x0 - 16.0, x1 + 16.0, y1 + 6.0),
+        (x0 - 12.0, x1 + 12.0, y1 + 16.0),
         hex(0xd4c4a0),
     );
     // curtains
@@ -993,13 +973,10 @@ fn window(c: &mut Canvas, wu: f32) {
             mul(hex(0x8e2a36), fold)
         });
     }
-    c.poly_c(
-        &[
-            (x0 - 30.0, y0 - 22.0),
-            (x1 + 30.0, y0 - 22.0),
-            (x1 + 30.0, y0 - 14.0),
-            (x0 - 30.0, y0 - 14.0),
-        ],
+    band(
+        c,
+        (x0 - 30.0, x1 + 30.0, y0 - 22.0),
+        (x0 - 30.0, x1 + 30.0, y0 - 14.0),
         hex(0x6a4420),
     );
 }
@@ -1946,15 +1923,89 @@ const WAITER: Outfit = Outfit {
     scarf: 0x151515,
 };
 
+/// An outfit's colours, ready to paint with.
+struct Palette {
+    skin: Rgbf,
+    hair: Rgbf,
+    jacket: Rgbf,
+    jacket_dark: Rgbf,
+    trousers: Rgbf,
+    boots: Rgbf,
+    scarf: Rgbf,
+}
+
+impl Outfit {
+    fn palette(self) -> Palette {
+        Palette {
+            skin: hex(self.skin),
+            hair: hex(self.hair),
+            jacket: hex(self.jacket),
+            jacket_dark: hex(self.jacket_dark),
+            trousers: hex(self.trousers),
+            boots: hex(self.boots),
+            scarf: hex(self.scarf),
+        }
+    }
+}
+
+/// A four-cornered band: `top` and `bottom` are (left x, right x, y).
+fn band(c: &mut Canvas, top: (f32, f32, f32), bottom: (f32, f32, f32), col: Rgbf) {
+    c.poly_c(
+        &[
+            (top.0, top.2),
+            (top.1, top.2),
+            (bottom.1, bottom.2),
+            (bottom.0, bottom.2),
+        ],
+        col,
+    );
+}
+
+/// An arm from `shoulder` to `hand` (`width` thick, in `sleeve`), and the hand below
+/// its end (`hand_size` radius, in the given colour).
+fn arm(
+    c: &mut Canvas,
+    shoulder: P2,
+    hand: P2,
+    width: f32,
+    sleeve: Rgbf,
+    (hand_size, skin): (f32, Rgbf),
+) {
+    c.capsule(shoulder, hand, width, sleeve);
+    c.ellipse(
+        (hand.0, hand.1 + 8.0),
+        hand_size,
+        hand_size,
+        |_, _| skin,
+        1.0,
+    );
+}
+
+/// The jacket's front seam at `seam` and three brass buttons at `buttons`.
+fn buttons(c: &mut Canvas, seam: f32, buttons: f32, bob: f32, seam_col: Rgbf) {
+    c.capsule((seam, 90.0 + bob), (seam, 158.0 + bob), 1.5, seam_col);
+    for k in 0..3 {
+        c.ellipse(
+            (buttons, 104.0 + 16.0 * k as f32 + bob),
+            2.5,
+            2.5,
+            |_, _| hex(0xe0c060),
+            1.0,
+        );
+    }
+}
+
 fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
     let mut c = Canvas::new(FRAME_W, FRAME_H);
-    let skin = hex(outfit.skin);
-    let hair = hex(outfit.hair);
-    let jacket = hex(outfit.jacket);
-    let jacket_dark = hex(outfit.jacket_dark);
-    let trousers = hex(outfit.trousers);
-    let boots = hex(outfit.boots);
-    let scarf = hex(outfit.scarf);
+    let Palette {
+        skin,
+        hair,
+        jacket,
+        jacket_dark,
+        trousers,
+        boots,
+        scarf,
+    } = outfit.palette();
     // walk cycle: swing in -1..1 and a small bob
     let (swing, bob) = match phase {
         None => (0.0, 0.0),
@@ -1993,46 +2044,32 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
                 |x, _| if x > cx + 10.0 { jacket_dark } else { jacket },
             );
             if facing == Facing::Front {
-                c.capsule((cx, 90.0 + bob), (cx, 158.0 + bob), 1.5, jacket_dark);
-                for k in 0..3 {
-                    c.ellipse(
-                        (cx + 6.0, 104.0 + 16.0 * k as f32 + bob),
-                        2.5,
-                        2.5,
-                        |_, _| hex(0xe0c060),
-                        1.0,
-                    );
-                }
+                buttons(&mut c, cx, cx + 6.0, bob, jacket_dark);
             }
-            c.poly_c(
-                &[
-                    (cx - 28.0, 146.0 + bob),
-                    (cx + 28.0, 146.0 + bob),
-                    (cx + 28.0, 154.0 + bob),
-                    (cx - 28.0, 154.0 + bob),
-                ],
+            band(
+                &mut c,
+                (cx - 28.0, cx + 28.0, 146.0 + bob),
+                (cx - 28.0, cx + 28.0, 154.0 + bob),
                 hex(0x3a2416),
             );
             // arms swing forward/back: in front view they move up and down a bit
             for (i, ax) in [(0, cx - 36.0), (1, cx + 36.0)] {
                 let s = if i == 0 { swing } else { -swing };
                 let hand = (ax - 2.0 * (i as f32 * 2.0 - 1.0), 148.0 + bob - 8.0 * s);
-                c.capsule(
+                arm(
+                    &mut c,
                     (ax, 92.0 + bob),
                     hand,
                     9.0,
                     if i == 1 { jacket_dark } else { jacket },
+                    (7.5, skin),
                 );
-                c.ellipse((hand.0, hand.1 + 8.0), 7.5, 7.5, |_, _| skin, 1.0);
             }
             // scarf and head
-            c.poly_c(
-                &[
-                    (cx - 20.0, 72.0 + bob),
-                    (cx + 20.0, 72.0 + bob),
-                    (cx + 22.0, 88.0 + bob),
-                    (cx - 22.0, 88.0 + bob),
-                ],
+            band(
+                &mut c,
+                (cx - 20.0, cx + 20.0, 72.0 + bob),
+                (cx - 22.0, cx + 22.0, 88.0 + bob),
                 scarf,
             );
             let head = (cx, 48.0 + bob);
@@ -2075,13 +2112,10 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
                     |x, _| if x > cx + 12.0 { mul(hair, 0.85) } else { hair },
                     1.0,
                 );
-                c.poly_c(
-                    &[
-                        (cx - 22.0, 56.0 + bob),
-                        (cx + 22.0, 56.0 + bob),
-                        (cx + 16.0, 72.0 + bob),
-                        (cx - 16.0, 72.0 + bob),
-                    ],
+                band(
+                    &mut c,
+                    (cx - 22.0, cx + 22.0, 56.0 + bob),
+                    (cx - 16.0, cx + 16.0, 72.0 + bob),
                     hair,
                 );
             }
@@ -2105,13 +2139,13 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
                 );
             }
             let back_arm = (cx - 28.0 * swing * 0.8, 146.0 + bob);
-            c.capsule((cx - 2.0, 94.0 + bob), back_arm, 8.5, jacket_dark);
-            c.ellipse(
-                (back_arm.0, back_arm.1 + 8.0),
-                7.0,
-                7.0,
-                |_, _| mul(skin, 0.85),
-                1.0,
+            arm(
+                &mut c,
+                (cx - 2.0, 94.0 + bob),
+                back_arm,
+                8.5,
+                jacket_dark,
+                (7.0, mul(skin, 0.85)),
             );
             let torso = [
                 (cx - 18.0, 82.0 + bob),
@@ -2123,25 +2157,25 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
                 &torso,
                 |x, _| if x < cx - 8.0 { jacket_dark } else { jacket },
             );
-            c.poly_c(
-                &[
-                    (cx - 19.0, 146.0 + bob),
-                    (cx + 18.0, 146.0 + bob),
-                    (cx + 18.0, 154.0 + bob),
-                    (cx - 19.0, 154.0 + bob),
-                ],
+            band(
+                &mut c,
+                (cx - 19.0, cx + 18.0, 146.0 + bob),
+                (cx - 19.0, cx + 18.0, 154.0 + bob),
                 hex(0x3a2416),
             );
             let front_arm = (cx + 28.0 * swing * 0.8, 146.0 + bob);
-            c.capsule((cx + 2.0, 94.0 + bob), front_arm, 9.0, jacket);
-            c.ellipse((front_arm.0, front_arm.1 + 8.0), 7.5, 7.5, |_, _| skin, 1.0);
-            c.poly_c(
-                &[
-                    (cx - 16.0, 72.0 + bob),
-                    (cx + 16.0, 72.0 + bob),
-                    (cx + 18.0, 88.0 + bob),
-                    (cx - 18.0, 88.0 + bob),
-                ],
+            arm(
+                &mut c,
+                (cx + 2.0, 94.0 + bob),
+                front_arm,
+                9.0,
+                jacket,
+                (7.5, skin),
+            );
+            band(
+                &mut c,
+                (cx - 16.0, cx + 16.0, 72.0 + bob),
+                (cx - 18.0, cx + 18.0, 88.0 + bob),
                 scarf,
             );
             // scarf tail flapping behind
@@ -2188,13 +2222,15 @@ fn avatar_frame(outfit: Outfit, facing: Facing, phase: Option<u32>) -> Canvas {
 /// as in the side view but shorter, the body is a little narrower than from the front,
 /// and the face (or the back of the head) is turned to the right.
 fn three_quarter(c: &mut Canvas, outfit: Outfit, front: bool, swing: f32, bob: f32) {
-    let skin = hex(outfit.skin);
-    let hair = hex(outfit.hair);
-    let jacket = hex(outfit.jacket);
-    let jacket_dark = hex(outfit.jacket_dark);
-    let trousers = hex(outfit.trousers);
-    let boots = hex(outfit.boots);
-    let scarf = hex(outfit.scarf);
+    let Palette {
+        skin,
+        hair,
+        jacket,
+        jacket_dark,
+        trousers,
+        boots,
+        scarf,
+    } = outfit.palette();
     let cx = 64.0;
     let feet = 248.0;
     let hip = 150.0 + bob;
@@ -2224,13 +2260,13 @@ fn three_quarter(c: &mut Canvas, outfit: Outfit, front: bool, swing: f32, bob: f
     }
     // The far arm, behind the body.
     let far_hand = (cx - 24.0 + 16.0 * swing * 0.6, 146.0 + bob);
-    c.capsule((cx - 20.0, 94.0 + bob), far_hand, 8.5, jacket_dark);
-    c.ellipse(
-        (far_hand.0, far_hand.1 + 8.0),
-        7.0,
-        7.0,
-        |_, _| mul(skin, 0.85),
-        1.0,
+    arm(
+        c,
+        (cx - 20.0, 94.0 + bob),
+        far_hand,
+        8.5,
+        jacket_dark,
+        (7.0, mul(skin, 0.85)),
     );
     let torso = [
         (cx - 25.0, 82.0 + bob),
@@ -2243,42 +2279,28 @@ fn three_quarter(c: &mut Canvas, outfit: Outfit, front: bool, swing: f32, bob: f
         |x, _| if x < cx - 12.0 { jacket_dark } else { jacket },
     );
     if front {
-        c.capsule(
-            (cx + 8.0, 90.0 + bob),
-            (cx + 8.0, 158.0 + bob),
-            1.5,
-            jacket_dark,
-        );
-        for k in 0..3 {
-            c.ellipse(
-                (cx + 13.0, 104.0 + 16.0 * k as f32 + bob),
-                2.5,
-                2.5,
-                |_, _| hex(0xe0c060),
-                1.0,
-            );
-        }
+        buttons(c, cx + 8.0, cx + 13.0, bob, jacket_dark);
     }
-    c.poly_c(
-        &[
-            (cx - 24.0, 146.0 + bob),
-            (cx + 24.0, 146.0 + bob),
-            (cx + 24.0, 154.0 + bob),
-            (cx - 24.0, 154.0 + bob),
-        ],
+    band(
+        c,
+        (cx - 24.0, cx + 24.0, 146.0 + bob),
+        (cx - 24.0, cx + 24.0, 154.0 + bob),
         hex(0x3a2416),
     );
     // The near arm, in front of the body.
     let near_hand = (cx + 22.0 - 16.0 * swing * 0.6, 148.0 + bob);
-    c.capsule((cx + 20.0, 94.0 + bob), near_hand, 9.0, jacket);
-    c.ellipse((near_hand.0, near_hand.1 + 8.0), 7.5, 7.5, |_, _| skin, 1.0);
-    c.poly_c(
-        &[
-            (cx - 18.0, 72.0 + bob),
-            (cx + 18.0, 72.0 + bob),
-            (cx + 20.0, 88.0 + bob),
-            (cx - 20.0, 88.0 + bob),
-        ],
+    arm(
+        c,
+        (cx + 20.0, 94.0 + bob),
+        near_hand,
+        9.0,
+        jacket,
+        (7.5, skin),
+    );
+    band(
+        c,
+        (cx - 18.0, cx + 18.0, 72.0 + bob),
+        (cx - 20.0, cx + 20.0, 88.0 + bob),
         scarf,
     );
     let head = (cx + 2.0, 48.0 + bob);
@@ -2330,13 +2352,10 @@ fn three_quarter(c: &mut Canvas, outfit: Outfit, front: bool, swing: f32, bob: f
             |x, _| if x > cx + 12.0 { mul(hair, 0.85) } else { hair },
             1.0,
         );
-        c.poly_c(
-            &[
-                (cx - 22.0, 56.0 + bob),
-                (cx + 16.0, 56.0 + bob),
-                (cx + 10.0, 72.0 + bob),
-                (cx - 16.0, 72.0 + bob),
-            ],
+        band(
+            c,
+            (cx - 22.0, cx + 16.0, 56.0 + bob),
+            (cx - 16.0, cx + 10.0, 72.0 + bob),
             hair,
         );
         c.ellipse((cx + 22.0, 52.0 + bob), 4.0, 6.0, |_, _| skin, 1.0); // ear
