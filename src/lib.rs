@@ -36,6 +36,8 @@
 //! * [`WalkHover`]: what a click at the pointer would do (reachable, snapped, the walk
 //!   and its length), answered every frame from the player's warm field, for cursors
 //!   and path previews.
+//! * With the `tilemap` feature, [`tilemap::WalkTileLayer`] makes a bevy_ecs_tilemap
+//!   tile layer a room.
 //! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
 //! * While a walker stands still, the distance field from where it stands is filled in
 //!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
@@ -120,6 +122,8 @@ pub mod request;
 pub mod room;
 pub mod scaling;
 pub mod steering;
+#[cfg(feature = "tilemap")]
+pub mod tilemap;
 pub mod walker;
 
 use bevy::prelude::*;
@@ -356,5 +360,12 @@ impl Plugin for WalkmaskPlugin {
             );
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room);
+        #[cfg(feature = "tilemap")]
+        app.register_type::<tilemap::TileWalk>().add_systems(
+            Update,
+            tilemap::sync_tile_rooms
+                .in_set(WalkmaskSystems::Plan)
+                .before(obstacle::gather_obstacles),
+        );
     }
 }
