@@ -23,6 +23,8 @@
 //!   for cutscenes).
 //! * [`WalkInput`]: a direction from the keyboard or a stick walks a walker that way,
 //!   sliding along walls.
+//! * [`WalkChase`]: walkers that chase another entity, all tracing one distance field
+//!   from it (a horde costs one fill per step of its prey).
 //! * [`Facing`]: which of 4 or 8 directions a walker faces, following its movement
 //!   with hysteresis, for picking its walk and stand loops.
 //! * Every request gets exactly one answer carrying its id: [`PathReady`],
@@ -107,6 +109,7 @@
 #![warn(missing_docs)]
 
 pub mod asset;
+pub mod chase;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
 pub mod facing;
@@ -130,6 +133,7 @@ use bevy::prelude::*;
 pub use walkmask;
 
 pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
+pub use chase::WalkChase;
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{Face, Facing, FacingDirection};
@@ -162,9 +166,10 @@ pub mod prelude {
     pub use crate::{
         AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
         Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
-        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkCommandsExt, WalkHover, WalkInput,
-        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRequest, WalkRoom,
-        WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin, WalkmaskSystems,
+        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHover,
+        WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery,
+        WalkRequest, WalkRoom, WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin,
+        WalkmaskSystems,
     };
 }
 
@@ -296,6 +301,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<Face>()
             .register_type::<Route>()
             .register_type::<WalkInput>()
+            .register_type::<WalkChase>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()
@@ -335,6 +341,7 @@ impl Plugin for WalkmaskPlugin {
                         plan::replan::forget_changed_masks,
                         plan::replan::replan_changed,
                         obstacle::replan_for_obstacles,
+                        chase::aim_chasers,
                         plan::job::read_requests,
                         plan::job::start_jobs,
                         plan::warm_up::warm_fields,

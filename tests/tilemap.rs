@@ -343,3 +343,76 @@ fn other_map_types_get_no_room() {
     let mut rooms = app.world_mut().query::<&TileWalkRoom>();
     assert_eq!(rooms.iter(app.world()).count(), 0);
 }
+
+/// Twelve monsters chase the player across a tile room: one field per tile the
+/// player stands on, not one search per monster; the player moving inside its tile
+/// re-aims no one.
+#[test]
+fn one_field_serves_all_monsters() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let (layer, _) = spawn_layer(
+        &mut app,
+        UVec2::new(20, 12),
+        16.0,
+        // Texture 9 (a wall at x = 10 with a gap at the bottom) is not in the table:
+        // blocked.
+        WalkTileLayer::default().with_texture(0, 1),
+        TilemapAnchor::Center,
+        Transform::default(),
+        |x, y| Some((if x == 10 && y > 2 { 9 } else { 0 }, None, true)),
+    );
+    run(&mut app, 2);
+    let geometry = geometry(&mut app, layer);
+    let player_at = geometry.tile_center(TilePos { x: 16, y: 8 });
+    let player = app
+        .world_mut()
+        .spawn((
+            Walker::new(60.0),
+            Player,
+            Transform::from_translation(player_at.extend(1.0)),
+        ))
+        .id();
+    for i in 0..12 {
+        let at = geometry.tile_center(TilePos {
+            x: i % 6,
+            y: 2 + i / 6,
+        });
+        app.world_mut().spawn((
+            Walker::new(50.0),
+            WalkChase::new(player),
+            Transform::from_translation(at.extend(1.0)),
+        ));
+    }
+    run(&mut app, 2);
+    let stats = app
+        .world()
+        .resource::<bevy_walkmask::WarmFieldCache>()
+        .stats();
+    assert_eq!((stats.fills, stats.shared), (1, 12));
+    // Within the same tile: nothing new.
+    app.world_mut()
+        .entity_mut(player)
+        .insert(Transform::from_translation(
+            (player_at + Vec2::new(5.0, -3.0)).extend(1.0),
+        ));
+    run(&mut app, 2);
+    assert_eq!(
+        app.world()
+            .resource::<bevy_walkmask::WarmFieldCache>()
+            .stats()
+            .fills,
+        1
+    );
+    // The next tile: one more field for all twelve.
+    let next = geometry.tile_center(TilePos { x: 15, y: 8 });
+    app.world_mut()
+        .entity_mut(player)
+        .insert(Transform::from_translation(next.extend(1.0)));
+    run(&mut app, 2);
+    let stats = app
+        .world()
+        .resource::<bevy_walkmask::WarmFieldCache>()
+        .stats();
+    assert_eq!((stats.fills, stats.shared), (2, 24));
+}

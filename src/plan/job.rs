@@ -202,6 +202,9 @@ pub(crate) struct PathJob {
     pub(crate) kind: JobKind,
     /// What to face on arrival.
     pub(crate) face: Option<Face>,
+    /// Share one field from the destination with every other walker sent there,
+    /// however few (chasers).
+    pub(crate) share: bool,
     start: Option<PlanStart>,
     /// Times the answer could not be joined to where the walker had got to.
     attempts: u32,
@@ -217,6 +220,7 @@ impl PathJob {
             target,
             kind,
             face: None,
+            share: false,
             start: None,
             attempts: 0,
             state: JobState::Waiting,
@@ -280,6 +284,18 @@ fn answer_cancelled(world: &mut World, walker: Entity, job: PathJob) {
                 target: job.target,
             }),
         );
+    }
+}
+
+/// Makes `request` the walker's current request, to be traced from a field from its
+/// destination shared with every walker sent there (see [`WalkChase`](crate::WalkChase)).
+pub(crate) fn accept_shared_request(world: &mut World, request: WalkRequest) {
+    let (walker, id) = (request.walker, request.id);
+    accept_request(world, request);
+    if let Some(mut job) = world.get_mut::<PathJob>(walker)
+        && job.request == id
+    {
+        job.share = true;
     }
 }
 
@@ -727,13 +743,14 @@ pub(crate) fn start_jobs(
         }
     }
     for (entity, mut query, basis) in starting {
-        query.share_destination = query
-            .goal
-            .pixel()
-            .is_some_and(|pixel| sent_to[&(query.key, pixel)] >= CROWD);
         let Ok((.., mut job)) = walkers.get_mut(entity) else {
             continue;
         };
+        query.share_destination = job.share
+            || query
+                .goal
+                .pixel()
+                .is_some_and(|pixel| sent_to[&(query.key, pixel)] >= CROWD);
         let in_flight = InFlight::new(&planner.planning);
         let worker = planner.clone();
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });

@@ -1,0 +1,114 @@
+//! Chasing: walkers that follow another entity, all of them tracing one distance
+//! field from it ([`WalkChase`]).
+
+use bevy::prelude::*;
+
+use crate::asset::WalkMask;
+use crate::placement::{Parents, walker_xy};
+use crate::plan::job::{NoBasis, Rooms, accept_shared_request, current_basis, stop_walker};
+use crate::request::WalkRequest;
+use crate::walker::Walker;
+
+/// Makes a walker chase `target` (any entity with a `Transform`: the player, another
+/// walker). Each time the target enters a new pixel of the chaser's mask, the chaser
+/// is sent to where the target is, and every chaser sent to that pixel in that frame
+/// traces one distance field filled from it ([`FieldCacheStats::shared`](crate::FieldCacheStats)
+/// counts them): a horde of monsters costs one fill per step of the player, not one
+/// search per monster. On a tile room with one pixel per tile, that is one fill each
+/// time the target changes tile.
+///
+/// Each re-aim is an ordinary request (its [`PathReady`](crate::PathReady) and the
+/// previous walk's [`WalkStopped`](crate::WalkStopped) as superseded). A chaser that
+/// reaches the target stands until the target moves on. When the target is despawned
+/// the chaser stops; remove `WalkChase` to let it go.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{Player, WalkChase, Walker};
+///
+/// fn release_the_hounds(mut commands: Commands, player: Single<Entity, With<Player>>) {
+///     for i in 0..50 {
+///         commands.spawn((
+///             Walker::new(90.0),
+///             WalkChase::new(*player),
+///             Transform::from_xyz(i as f32 * 12.0, 300.0, 1.0),
+///         ));
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(release_the_hounds);
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Clone, Debug, PartialEq)]
+pub struct WalkChase {
+    /// The entity chased.
+    pub target: Entity,
+}
+
+impl WalkChase {
+    /// Chase `target`.
+    pub fn new(target: Entity) -> Self {
+        Self { target }
+    }
+}
+
+/// Where a chaser was last sent: the room and mask pixel of its target then.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ChaseAim {
+    target: Entity,
+    room: Entity,
+    pixel: (u32, u32),
+}
+
+/// A chaser as [`aim_chasers`] sees it.
+type Chaser = (
+    Entity,
+    &'static Walker,
+    &'static WalkChase,
+    &'static Transform,
+    Option<&'static ChildOf>,
+    Option<&'static ChaseAim>,
+);
+
+/// Sends chasers to their targets when the targets enter a new pixel.
+pub(crate) fn aim_chasers(
+    mut commands: Commands,
+    chasers: Query<Chaser>,
+    targets: Query<(&Transform, Option<&ChildOf>)>,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+) {
+    for (entity, walker, chase, transform, child_of, aim) in &chasers {
+        let Ok((target_transform, target_parent)) = targets.get(chase.target) else {
+            if aim.is_some() {
+                commands.entity(entity).remove::<ChaseAim>();
+                commands.queue(move |world: &mut World| stop_walker(world, entity));
+            }
+            continue;
+        };
+        let position = walker_xy(transform, child_of, &parents);
+        let target = walker_xy(target_transform, target_parent, &parents);
+        let basis = match current_basis(walker, position, &rooms, &masks, None) {
+            Ok((basis, _)) => basis,
+            Err(NoBasis::Loading | NoBasis::Failed(_)) => continue,
+        };
+        let mapping = basis.mapping;
+        let Some(pixel) = mapping
+            .clamp_to_mask(mapping.world_to_mask(target))
+            .and_then(|(p, _)| p.pixel())
+        else {
+            continue;
+        };
+        let now = ChaseAim {
+            target: chase.target,
+            room: basis.room,
+            pixel,
+        };
+        if aim == Some(&now) {
+            continue;
+        }
+        commands.entity(entity).insert(now);
+        let request = WalkRequest::new(entity, target);
+        commands.queue(move |world: &mut World| accept_shared_request(world, request));
+    }
+}

@@ -1,0 +1,99 @@
+//! Chasers (`WalkChase`): every chaser of a target traces one field from the target's
+//! pixel, re-aimed only when the target enters a new pixel; they stop when it goes.
+//!
+//! Headless app of `tests/common`, the usual 64 x 48 wall mask (a wall at
+//! x = 30..=33 down to y = 39), where pixel (px, py) is world (px - 32, 24 - py).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_walkmask::WarmFieldCache;
+use bevy_walkmask::prelude::*;
+use common::{
+    Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, px, room_pixel, run,
+    spawn_walker,
+};
+
+fn app() -> App {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    app.world_mut().spawn(WalkRoom::new(mask));
+    app
+}
+
+fn ready_count(app: &App) -> usize {
+    app.world()
+        .resource::<Log>()
+        .observed
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Ready { .. }))
+        .count()
+}
+
+/// Five chasers (fewer than a crowd) share one field per target pixel; a target that
+/// stays on its pixel re-aims no one; every walk stays off the wall and ends at the
+/// target.
+#[test]
+fn chasers_share_one_field_per_target_pixel() {
+    let mut app = app();
+    let prey = spawn_walker(&mut app, Walker::new(10.0), px(50, 10));
+    let hunters: Vec<Entity> = (0..5)
+        .map(|i| {
+            let hunter = spawn_walker(&mut app, Walker::new(30.0), px(5 + i, 20));
+            app.world_mut()
+                .entity_mut(hunter)
+                .insert(WalkChase::new(prey));
+            hunter
+        })
+        .collect();
+    run(&mut app, 2);
+    let stats = app.world().resource::<WarmFieldCache>().stats();
+    assert_eq!((stats.fills, stats.shared), (1, 5));
+    assert_eq!(ready_count(&app), 5);
+    let log = app.world().resource::<Log>();
+    for &hunter in &hunters {
+        let (target, path, _) = log.ready(hunter)[0].clone();
+        assert_eq!(target, px(50, 10));
+        assert_eq!(*path.last().unwrap(), px(50, 10));
+        assert!(path_stays_on(&path, |x, y| room_pixel(x, y) == 1));
+    }
+    // The prey stays on its pixel: no one is re-aimed.
+    run(&mut app, 10);
+    assert_eq!(ready_count(&app), 5);
+    // It steps onto the next pixel: one more field, five more walks.
+    app.world_mut()
+        .entity_mut(prey)
+        .insert(Transform::from_translation(px(51, 10).extend(1.0)));
+    run(&mut app, 2);
+    let stats = app.world().resource::<WarmFieldCache>().stats();
+    assert_eq!((stats.fills, stats.shared), (2, 10));
+    assert_eq!(ready_count(&app), 10);
+}
+
+/// When the target is despawned, its chasers stop where they are.
+#[test]
+fn chasers_stop_when_their_target_goes() {
+    let mut app = app();
+    let prey = spawn_walker(&mut app, Walker::new(10.0), px(50, 10));
+    let hunter = spawn_walker(&mut app, Walker::new(30.0), px(5, 20));
+    app.world_mut()
+        .entity_mut(hunter)
+        .insert(WalkChase::new(prey));
+    run(&mut app, 5);
+    assert_eq!(
+        *app.world().get::<WalkState>(hunter).unwrap(),
+        WalkState::Walking
+    );
+    app.world_mut().despawn(prey);
+    run(&mut app, 2);
+    assert_eq!(
+        *app.world().get::<WalkState>(hunter).unwrap(),
+        WalkState::Idle
+    );
+    let log = app.world().resource::<Log>();
+    assert!(log.has(hunter, |k| matches!(
+        k,
+        Kind::Stopped(StopReason::Stopped, _)
+    )));
+}
