@@ -235,7 +235,13 @@ pub(crate) fn answer_hover(
     if work.answered == Some(key) {
         return;
     }
-    let query = walk_query(walker, &basis, mask, (start, goal, clamped), &layout);
+    let query = walk_query(
+        (walker, walker_component),
+        &basis,
+        mask,
+        (start, goal, clamped),
+        &layout,
+    );
     // 1. The walker's warm field, on this thread.
     if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
         && let Some(field) = planner.fields.peek(&grid, walker_pixel)

@@ -420,6 +420,7 @@ impl RoomView<'_, '_, '_> {
             mapping: self.mapping,
             obstacles: Vec::new(),
             share_destination: false,
+            grid_steps: false,
         };
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = PathQueryId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));

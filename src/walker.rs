@@ -46,6 +46,11 @@ pub struct Walker {
     /// blocked pixel ([`walkmask::clearance`]). Negative, NaN or infinite radii make
     /// its requests unreachable (with a warning).
     pub radius: f32,
+    /// Walk from mask pixel centre to pixel centre in the 8 grid directions, without
+    /// cutting corners, ending at the centre of the pixel clicked
+    /// ([`walkmask::PathOptions::grid_steps`]): tile-by-tile movement on a tile room
+    /// with one pixel per tile. Default false: straight lines from corner to corner.
+    pub grid_steps: bool,
 }
 
 impl Default for Walker {
@@ -69,6 +74,7 @@ impl Walker {
             room: None,
             areas: None,
             radius: 0.0,
+            grid_steps: false,
         }
     }
 
@@ -94,6 +100,17 @@ impl Walker {
     /// ```
     pub fn with_radius(mut self, radius: f32) -> Self {
         self.radius = radius;
+        self
+    }
+
+    /// Walks tile by tile (see [`Walker::grid_steps`]).
+    ///
+    /// ```
+    /// # use bevy_walkmask::Walker;
+    /// assert!(Walker::new(100.0).with_grid_steps().grid_steps);
+    /// ```
+    pub fn with_grid_steps(mut self) -> Self {
+        self.grid_steps = true;
         self
     }
 

@@ -416,3 +416,72 @@ fn one_field_serves_all_monsters() {
         .stats();
     assert_eq!((stats.fills, stats.shared), (2, 24));
 }
+
+/// A walker with grid steps on a tile room moves from tile centre to tile centre of
+/// walkable tiles, in the 8 directions, never cutting the corner of a wall tile, and
+/// ends on the centre of the clicked tile.
+#[test]
+fn grid_steps_go_from_tile_centre_to_tile_centre_without_cutting_corners() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    // Walls: a diagonal staircase and a block, with gaps.
+    let wall = |x: u32, y: u32| (x == y + 2 && (3..9).contains(&x)) || (x == 9 && y >= 2);
+    let (layer, _) = spawn_layer(
+        &mut app,
+        UVec2::new(12, 10),
+        16.0,
+        WalkTileLayer::default().with_texture(0, 1),
+        TilemapAnchor::BottomLeft,
+        Transform::from_xyz(-50.0, 20.0, 0.0),
+        move |x, y| Some((if wall(x, y) { 9 } else { 0 }, None, true)),
+    );
+    run(&mut app, 2);
+    let geometry = geometry(&mut app, layer);
+    let from = geometry.tile_center(TilePos { x: 1, y: 8 });
+    let clicked = geometry.tile_center(TilePos { x: 11, y: 9 }) + Vec2::new(4.0, -3.0);
+    let walker = app
+        .world_mut()
+        .spawn((
+            Walker::new(40.0).with_grid_steps(),
+            Transform::from_translation(from.extend(1.0)),
+        ))
+        .id();
+    request(&mut app, walker, clicked);
+    run(&mut app, 2);
+    let ready = app.world().resource::<Log>().ready(walker);
+    let path = &ready[0].1;
+    let tiles: Vec<TilePos> = path
+        .iter()
+        .map(|&p| {
+            let tile = geometry.tile_at(p).expect("on the map");
+            assert!(
+                p.distance(geometry.tile_center(tile)) < 1e-3,
+                "{p} is not a tile centre"
+            );
+            assert!(!wall(tile.x, tile.y), "{tile:?} is a wall");
+            tile
+        })
+        .collect();
+    assert!(tiles.len() > 3, "{tiles:?}");
+    for w in tiles.windows(2) {
+        let (dx, dy) = (w[1].x as i64 - w[0].x as i64, w[1].y as i64 - w[0].y as i64);
+        assert!(dx == 0 || dy == 0 || dx.abs() == dy.abs(), "{w:?}");
+        // Each unit step of a run: a diagonal one needs both tiles beside it open.
+        let n = dx.abs().max(dy.abs());
+        for i in 0..n {
+            let (x, y) = (
+                w[0].x as i64 + dx.signum() * i,
+                w[0].y as i64 + dy.signum() * i,
+            );
+            let (nx, ny) = (x + dx.signum(), y + dy.signum());
+            assert!(!wall(nx as u32, ny as u32));
+            if dx != 0 && dy != 0 {
+                assert!(
+                    !wall(nx as u32, y as u32) && !wall(x as u32, ny as u32),
+                    "cuts a corner at {x},{y}"
+                );
+            }
+        }
+    }
+    assert_eq!(*tiles.last().unwrap(), TilePos { x: 11, y: 9 });
+}

@@ -732,7 +732,13 @@ pub(crate) fn start_jobs(
             on_path,
             obstacle_generation: layout.generation,
         });
-        let query = walk_query(entity, &basis, mask, (start, goal, clamped), &layout);
+        let query = walk_query(
+            (entity, walker),
+            &basis,
+            mask,
+            (start, goal, clamped),
+            &layout,
+        );
         starting.push((entity, query, basis));
     }
     // Walkers sent to one destination pixel together share one field from it.
@@ -766,7 +772,7 @@ pub(crate) fn start_jobs(
 /// The query for a walk of `walker` on `basis` from `start` to `goal` (`clamped`: the
 /// goal was moved onto the mask's edge), among the solid obstacles but its own.
 pub(crate) fn walk_query(
-    walker: Entity,
+    (walker, settings): (Entity, &Walker),
     basis: &PlanBasis,
     mask: &WalkMask,
     (start, goal, clamped): (Point, Point, bool),
@@ -781,6 +787,7 @@ pub(crate) fn walk_query(
         mapping: basis.mapping,
         obstacles: layout.in_mask(walker, &basis.mapping),
         share_destination: false,
+        grid_steps: settings.grid_steps,
     }
 }
 

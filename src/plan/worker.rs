@@ -99,6 +99,8 @@ pub(crate) struct PlanQuery {
     /// Other walkers are sent to the same destination pixel now: fill one field from
     /// it for all of them.
     pub(crate) share_destination: bool,
+    /// Pixel centre to pixel centre ([`PathOptions::grid_steps`]).
+    pub(crate) grid_steps: bool,
 }
 
 /// A path task's answer.
@@ -148,11 +150,19 @@ impl Planner {
         &self.pathfinders.options
     }
 
+    /// The plugin's options with the query's own.
+    fn options_for(&self, query: &PlanQuery) -> PathOptions {
+        PathOptions {
+            grid_steps: query.grid_steps,
+            ..*self.options()
+        }
+    }
+
     /// Runs on a worker thread.
     pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
         let grid = self.cache.get_or_build(query.key, &query.mask, true);
         let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
-        let options = self.options();
+        let options = &self.options_for(&query);
         // 1. The walker's own warm field.
         let warm = match query.start.pixel() {
             Some(source) if self.warm => self.fields.lookup(&grid, source),
@@ -177,6 +187,7 @@ impl Planner {
         // 3. A search of its own.
         let result = result.unwrap_or_else(|| {
             let mut pathfinder = self.pathfinders.take();
+            pathfinder.set_options(*options);
             let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
             self.pathfinders.put(pathfinder);
             result
@@ -193,7 +204,7 @@ impl Planner {
         obstacles: &Obstacles,
     ) -> Option<Result<PathResult, QueryError>> {
         traced(
-            field.path_to(query.start, query.goal, self.options()),
+            field.path_to(query.start, query.goal, &self.options_for(query)),
             obstacles,
             query.start,
         )

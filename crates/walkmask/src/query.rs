@@ -123,6 +123,12 @@ pub struct PathOptions {
     /// Pull the path taut after the shortcuts ([`crate::taut`]): the shortest path
     /// round the same obstacles, turning at their corners. Default: true.
     pub taut: bool,
+    /// Walk from pixel centre to pixel centre in the 8 grid directions (tile-by-tile
+    /// movement when one pixel is one tile): no straight line from start to end, no
+    /// shortcuts, no pulling taut, and the path ends at the centre of the end pixel
+    /// instead of the exact end point. It never cuts a corner: a diagonal step only
+    /// passes where both pixels beside it are open. Default: false.
+    pub grid_steps: bool,
 }
 
 impl Default for PathOptions {
@@ -131,6 +137,7 @@ impl Default for PathOptions {
             snap_destination: true,
             beautify: true,
             taut: true,
+            grid_steps: false,
         }
     }
 }
@@ -288,7 +295,9 @@ fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), Quer
 
 /// Builds the final waypoints from a pixel chain running from the start pixel to the
 /// end pixel: pixel centres, collinear runs dropped, the exact start and end points
-/// put at the ends, then beautified and pulled taut (as `options` say).
+/// put at the ends, then beautified and pulled taut (as `options` say). With
+/// [`PathOptions::grid_steps`] it is the exact start then the pixel centres, ending
+/// at the end pixel's centre.
 pub fn finish_path(
     grid: &NavGrid,
     pixels: &[(u32, u32)],
@@ -304,6 +313,9 @@ pub fn finish_path(
         if path.last() != Some(&c) {
             path.push(c);
         }
+    }
+    if options.grid_steps {
+        return path;
     }
     if path.last() != Some(&end) {
         path.push(end);
@@ -371,6 +383,11 @@ impl Pathfinder {
         &self.options
     }
 
+    /// Changes the options for the next queries (the scratch is kept).
+    pub fn set_options(&mut self, options: PathOptions) {
+        self.options = options;
+    }
+
     /// Bytes held by the reusable buffers.
     pub fn memory_bytes(&self) -> usize {
         self.scratch.memory_bytes()
@@ -394,7 +411,7 @@ impl Pathfinder {
         let Some(ends) = resolve_endpoints(grid, start, goal, &self.options)? else {
             return Ok(PathResult::unreachable(0, started.elapsed()));
         };
-        if line_of_sight(grid, ends.start, ends.end) {
+        if !self.options.grid_steps && line_of_sight(grid, ends.start, ends.end) {
             let waypoints = if ends.start == ends.end {
                 vec![ends.start]
             } else {
@@ -562,7 +579,7 @@ impl DistanceField {
         if source_pixel != self.source {
             return Pathfinder::with_options(*options).find_path(grid, start, goal);
         }
-        if line_of_sight(grid, ends.start, ends.end) {
+        if !options.grid_steps && line_of_sight(grid, ends.start, ends.end) {
             let waypoints = if ends.start == ends.end {
                 vec![ends.start]
             } else {

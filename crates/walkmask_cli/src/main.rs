@@ -149,6 +149,7 @@ impl PlannerArgs {
             snap_destination: !self.no_snap,
             beautify: !self.no_beautify,
             taut: !self.no_beautify && !self.no_taut,
+            grid_steps: false,
         }
     }
 }

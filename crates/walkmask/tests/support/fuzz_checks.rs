@@ -146,6 +146,7 @@ pub fn check_path_query(data: &[u8]) {
         snap_destination: options & 1 == 0,
         beautify: options & 2 == 0,
         taut: options & 4 == 0,
+        grid_steps: false,
     };
     check_query(&grid, start, goal, &options);
 }
