@@ -337,6 +337,7 @@ impl Plugin for WalkmaskPlugin {
                         .in_set(WalkmaskSystems::Input)
                         .run_if(resource_exists::<ButtonInput<MouseButton>>),
                     (
+                        room::place_rooms,
                         obstacle::gather_obstacles,
                         plan::replan::forget_changed_masks,
                         plan::replan::replan_changed,
@@ -372,7 +373,7 @@ impl Plugin for WalkmaskPlugin {
             Update,
             tilemap::sync_tile_rooms
                 .in_set(WalkmaskSystems::Plan)
-                .before(obstacle::gather_obstacles),
+                .before(room::place_rooms),
         );
     }
 }

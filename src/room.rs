@@ -574,3 +574,20 @@ pub(crate) fn room_of<'a>(
         _ => RoomLookup::NoRoom,
     }
 }
+
+/// Brings rooms' `GlobalTransform`s up to date before planning: a room spawned or
+/// moved earlier in the frame (Bevy propagates transforms only after `Update`) is
+/// then placed where its `Transform` and its parents' say, so no walk is planned on
+/// a mask still placed at the origin or where the room was.
+pub(crate) fn place_rooms(
+    helper: bevy::transform::helper::TransformHelper,
+    mut rooms: Query<(Entity, &mut GlobalTransform), With<WalkRoom>>,
+) {
+    for (entity, mut global) in &mut rooms {
+        if let Ok(now) = helper.compute_global_transform(entity)
+            && now != *global
+        {
+            *global = now;
+        }
+    }
+}

@@ -615,3 +615,33 @@ fn mask_revisions_are_never_reused() {
         );
     }
 }
+
+/// A room spawned with a transform in the same frame as a request (before Bevy has
+/// propagated its `GlobalTransform`) is already where its transform puts it: the walk
+/// starts where the walker stands and goes round the wall, instead of the walker
+/// being moved onto a mask placed at the origin.
+#[test]
+fn a_room_spawned_in_the_frame_of_a_request_is_where_its_transform_says() {
+    let mut app = app_with(deterministic());
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    // Past start-up, whose own propagation would place the room.
+    run(&mut app, 1);
+    let origin = Vec2::new(500.0, 300.0);
+    app.world_mut().spawn((
+        WalkRoom::new(mask),
+        Transform::from_translation(origin.extend(0.0)).with_scale(Vec3::splat(2.0)),
+    ));
+    let at = origin + px(10, 20) * 2.0;
+    let walker = spawn_walker(&mut app, Walker::new(50.0), at);
+    let target = origin + px(50, 20) * 2.0;
+    request(&mut app, walker, target);
+    app.update();
+    let ready = app.world().resource::<Log>().ready(walker);
+    assert_eq!(ready.len(), 1);
+    let path = &ready[0].1;
+    assert_eq!(path[0], at, "the walk starts where the walker stands");
+    assert_eq!(*path.last().unwrap(), target);
+    let local: Vec<Vec2> = path.iter().map(|&p| (p - origin) / 2.0).collect();
+    assert!(path_stays_on(&local, wall_free));
+    assert!(position(&app, walker).distance(at) < 2.0);
+}

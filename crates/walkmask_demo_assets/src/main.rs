@@ -25,7 +25,9 @@
 //!   four-frame walk; rows: facing the camera, facing away, facing right, three
 //!   quarters towards the camera and right, three quarters away and right; the left
 //!   directions are these mirrored: eight directions in all);
-//! * `sprites/waiter.png`: the same for the waiter.
+//! * `sprites/waiter.png`: the same for the waiter;
+//! * `tiles/dungeon.png` and `sprites/slime.png`: the tile map example's tileset and
+//!   monster (module `dungeon`).
 //!
 //! The walk mask is the floor exactly: furniture footprints are blocked with no margin
 //! round them. Characters keep off the furniture with their own radius
@@ -36,6 +38,8 @@
 //! deep) lands on screen at `x = CX + F u / z`, `y = HORIZON + F (CAM_H - h) / z`.
 //! The walk mask is computed from the same footprints as the drawings, so the two
 //! always agree.
+
+mod dungeon;
 
 use std::f32::consts::PI;
 use std::fs;
@@ -2581,7 +2585,7 @@ fn run(out: &Path) -> Result<(), String> {
     save(|p| atlas.save(p), &out.join("sprites").join("avatar.png"))?;
     let atlas = avatar_atlas(WAITER);
     save(|p| atlas.save(p), &out.join("sprites").join("waiter.png"))?;
-    Ok(())
+    dungeon::write(out)
 }
 
 fn main() {
