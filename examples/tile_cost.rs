@@ -232,7 +232,7 @@ fn main() {
     );
     let frames = (20.0 / FRAME.as_secs_f64()) as usize;
     for frame in 0..frames {
-        if frame % 125 == 0 {
+        if frame.is_multiple_of(125) {
             let target = floor_tile(&mut rng);
             app.world_mut().commands().entity(player).walk_to(target);
         }
