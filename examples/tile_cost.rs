@@ -50,7 +50,7 @@ fn texture(x: u32, y: u32) -> u32 {
     let h = (x as u64)
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
         .wrapping_add((y as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f));
-    let noise = (h >> 29) % 5 == 0;
+    let noise = (h >> 29).is_multiple_of(5);
     u32::from(border || (noise && (x, y) != (10, 10)))
 }
 
