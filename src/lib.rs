@@ -38,7 +38,7 @@
 //! * [`WalkHover`]: what a click at the pointer would do (reachable, snapped, the walk
 //!   and its length), answered every frame from the player's warm field, for cursors
 //!   and path previews.
-//! * With the `tilemap` feature, [`tilemap::WalkTileLayer`] makes a bevy_ecs_tilemap
+//! * With the `tilemap` feature, `tilemap::WalkTileLayer` makes a bevy_ecs_tilemap
 //!   tile layer a room.
 //! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
 //! * While a walker stands still, the distance field from where it stands is filled in
