@@ -97,3 +97,48 @@ fn chasers_stop_when_their_target_goes() {
         Kind::Stopped(StopReason::Stopped, _)
     )));
 }
+
+/// Chasers whose walks are re-planned because their room changed (a gate opens) share
+/// one field for the re-plan too, not a search each.
+#[test]
+fn chasers_replanned_by_a_room_change_share_one_field() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let mask = add_mask(
+        &mut app,
+        64,
+        48,
+        |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+    );
+    let room = app
+        .world_mut()
+        .spawn(WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])))
+        .id();
+    let prey = spawn_walker(&mut app, Walker::new(10.0), px(55, 20));
+    for i in 0..5 {
+        let hunter = spawn_walker(&mut app, Walker::new(5.0), px(5 + i, 20));
+        app.world_mut()
+            .entity_mut(hunter)
+            .insert(WalkChase::new(prey));
+    }
+    run(&mut app, 2);
+    let before = app.world().resource::<WarmFieldCache>().stats();
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .enable_area(2);
+    run(&mut app, 2);
+    let after = app.world().resource::<WarmFieldCache>().stats();
+    let replanned = app
+        .world()
+        .resource::<Log>()
+        .observed
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Replanned { snapped: false, .. }))
+        .count();
+    assert_eq!(replanned, 5);
+    assert_eq!(
+        (after.fills - before.fills, after.shared - before.shared),
+        (1, 5)
+    );
+}

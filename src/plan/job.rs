@@ -233,6 +233,13 @@ impl PathJob {
         self
     }
 
+    /// Traces a field from the destination shared with every walker sent there
+    /// (chasers re-planned together).
+    pub(crate) fn with_share(mut self, share: bool) -> Self {
+        self.share = share;
+        self
+    }
+
     /// The basis of the running task, if one runs.
     pub(crate) fn running_basis(&self) -> Option<&PlanBasis> {
         match &self.state {

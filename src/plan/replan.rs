@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use super::job::{JobKind, NoBasis, PathJob, PlannedOn, Rooms, current_basis};
 use super::worker::Planner;
 use crate::asset::WalkMask;
+use crate::chase::WalkChase;
 use crate::placement::{Parents, walker_xy};
 use crate::walker::{WalkPath, Walker};
 
@@ -19,6 +20,7 @@ type PlannedWalker = (
     Option<&'static mut PathJob>,
     Option<&'static WalkPath>,
     Option<&'static PlannedOn>,
+    Has<WalkChase>,
 );
 
 /// Compares each walker's plan with what it depends on now ([`PlanBasis`](super::job::PlanBasis):
@@ -35,7 +37,7 @@ pub(crate) fn replan_changed(
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
-    for (entity, walker, transform, child_of, job, path, planned_on) in &mut walkers {
+    for (entity, walker, transform, child_of, job, path, planned_on, chaser) in &mut walkers {
         if job.is_none() && path.is_none() {
             continue;
         }
@@ -62,7 +64,8 @@ pub(crate) fn replan_changed(
                     );
                     commands.entity(entity).try_insert(
                         PathJob::new(path.request, path.target, JobKind::Replan)
-                            .with_face(path.face),
+                            .with_face(path.face)
+                            .with_share(chaser),
                     );
                 }
             }
