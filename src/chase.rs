@@ -93,10 +93,7 @@ pub(crate) fn aim_chasers(
             Err(NoBasis::Loading | NoBasis::Failed(_)) => continue,
         };
         let mapping = basis.mapping;
-        let Some(pixel) = mapping
-            .clamp_to_mask(mapping.world_to_mask(target))
-            .and_then(|(p, _)| p.pixel())
-        else {
+        let Some(pixel) = mapping.pixel_under(target) else {
             continue;
         };
         let now = ChaseAim {

@@ -216,8 +216,8 @@ pub(crate) fn answer_hover(
     };
     let mapping = basis.mapping;
     let (Some((start, _)), Some((goal, clamped))) = (
-        mapping.clamp_to_mask(mapping.world_to_mask(position)),
-        mapping.clamp_to_mask(mapping.world_to_mask(point)),
+        mapping.clamped_mask_point(position),
+        mapping.clamped_mask_point(point),
     ) else {
         set_answer(&mut hover, None);
         return;
@@ -235,17 +235,21 @@ pub(crate) fn answer_hover(
     if work.answered == Some(key) {
         return;
     }
-    let query = walk_query(
-        (walker, walker_component),
-        &basis,
-        mask,
-        (start, goal, clamped),
-        &layout,
-    );
+    // Built only when it is used: a pointer sweeping without a warm field uses none.
+    let query = || {
+        walk_query(
+            (walker, walker_component),
+            &basis,
+            mask,
+            (start, goal, clamped),
+            &layout,
+        )
+    };
     // 1. The walker's warm field, on this thread.
     if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
         && let Some(field) = planner.fields.peek(&grid, walker_pixel)
     {
+        let query = query();
         let (obstacles, _) = rasterise(&query.obstacles, &mapping, grid.clearance());
         if let Some(result) = planner.trace_from(&field, &query, &obstacles) {
             let output = planner.output(query, grid, result);
@@ -270,6 +274,7 @@ pub(crate) fn answer_hover(
         }
     };
     if rested && work.query.is_none() {
+        let query = query();
         let worker = planner.clone();
         let in_flight = InFlight::new(&planner.planning);
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });

@@ -517,6 +517,18 @@ impl MaskMapping {
         let q = Point::new(p.x.clamp(0.0, max_x), p.y.clamp(0.0, max_y));
         Some((q, q != p))
     }
+
+    /// The mask point of world position `world`, clamped onto the mask
+    /// ([`clamp_to_mask`](Self::clamp_to_mask) of [`world_to_mask`](Self::world_to_mask)).
+    pub(crate) fn clamped_mask_point(&self, world: Vec2) -> Option<(Point, bool)> {
+        self.clamp_to_mask(self.world_to_mask(world))
+    }
+
+    /// The mask pixel under world position `world`, or the nearest one on the mask's
+    /// edge when it lies outside.
+    pub(crate) fn pixel_under(&self, world: Vec2) -> Option<(u32, u32)> {
+        self.clamped_mask_point(world).and_then(|(p, _)| p.pixel())
+    }
 }
 
 /// Which room a walker is in.

@@ -724,7 +724,7 @@ pub(crate) fn start_jobs(
         let mapping = basis.mapping;
         let from_mask = mapping.world_to_mask(from);
         let start = mapping.clamp_to_mask(from_mask);
-        let goal = mapping.clamp_to_mask(mapping.world_to_mask(job.target));
+        let goal = mapping.clamped_mask_point(job.target);
         let (Some((start, _)), Some((goal, clamped))) = (start, goal) else {
             warn!(
                 "walker {entity}: {} cannot be placed on the mask (walker at {position}, target {})",

@@ -69,10 +69,7 @@ pub(crate) fn warm_fields(
             continue;
         };
         let mapping = basis.mapping;
-        let Some(pixel) = mapping
-            .clamp_to_mask(mapping.world_to_mask(position))
-            .and_then(|(p, _)| p.pixel())
-        else {
+        let Some(pixel) = mapping.pixel_under(position) else {
             continue;
         };
         let key = WarmKey {
