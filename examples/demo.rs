@@ -395,19 +395,8 @@ fn steer_with_arrows(
     keys: Res<ButtonInput<KeyCode>>,
     mut players: Query<&mut WalkInput, With<Player>>,
 ) {
-    let mut direction = Vec2::ZERO;
-    for (key, step) in [
-        (KeyCode::ArrowLeft, Vec2::NEG_X),
-        (KeyCode::ArrowRight, Vec2::X),
-        (KeyCode::ArrowUp, Vec2::Y),
-        (KeyCode::ArrowDown, Vec2::NEG_Y),
-    ] {
-        if keys.pressed(key) {
-            direction += step;
-        }
-    }
     for mut input in &mut players {
-        input.set_if_neq(WalkInput(direction.normalize_or_zero()));
+        input.set_if_neq(WalkInput::from_arrow_keys(&keys));
     }
 }
 
@@ -419,19 +408,15 @@ fn animate_avatar(mut avatars: Query<Character>) {
         let pos = transform.translation.truncate();
         let scale = transform.scale.x.max(0.01);
         transform.translation.z = 25.0 - pos.y * 1e-3;
-        let right = if facing.direction.is_leftward() {
-            facing.direction.mirrored()
-        } else {
-            facing.direction
-        };
-        avatar.row = match right {
+        let (drawn, flip) = facing.direction.unmirrored();
+        avatar.row = match drawn {
             FacingDirection::Up => 1,
             FacingDirection::Right => 2,
             FacingDirection::DownRight => 3,
             FacingDirection::UpRight => 4,
             _ => 0,
         };
-        avatar.flip = facing.direction.is_leftward();
+        avatar.flip = flip;
         let moved = pos.distance(avatar.last);
         avatar.last = pos;
         let walking = *state == WalkState::Walking && moved > 0.0;

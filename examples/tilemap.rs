@@ -246,19 +246,8 @@ fn steer_with_arrows(
     keys: Res<ButtonInput<KeyCode>>,
     mut players: Query<&mut WalkInput, With<Player>>,
 ) {
-    let mut direction = Vec2::ZERO;
-    for (key, step) in [
-        (KeyCode::ArrowLeft, Vec2::NEG_X),
-        (KeyCode::ArrowRight, Vec2::X),
-        (KeyCode::ArrowUp, Vec2::Y),
-        (KeyCode::ArrowDown, Vec2::NEG_Y),
-    ] {
-        if keys.pressed(key) {
-            direction += step;
-        }
-    }
     for mut input in &mut players {
-        input.set_if_neq(WalkInput(direction.normalize_or_zero()));
+        input.set_if_neq(WalkInput::from_arrow_keys(&keys));
     }
 }
 
@@ -268,19 +257,15 @@ fn face_sprites(mut sprites: Query<(&mut Transform, &mut Sprite, Option<&Facing>
     for (mut transform, mut sprite, facing) in &mut sprites {
         transform.translation.z = 5.0 - transform.translation.y * 1e-3;
         let Some(facing) = facing else { continue };
-        let right = if facing.direction.is_leftward() {
-            facing.direction.mirrored()
-        } else {
-            facing.direction
-        };
-        let row = match right {
+        let (drawn, flip) = facing.direction.unmirrored();
+        let row = match drawn {
             FacingDirection::Up => 1,
             FacingDirection::Right => 2,
             FacingDirection::DownRight => 3,
             FacingDirection::UpRight => 4,
             _ => 0,
         };
-        sprite.flip_x = facing.direction.is_leftward();
+        sprite.flip_x = flip;
         if let Some(atlas) = sprite.texture_atlas.as_mut()
             && atlas.index != row * 5
         {

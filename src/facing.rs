@@ -95,6 +95,23 @@ impl FacingDirection {
         Self::ALL[(12 - self.index()) % 8]
     }
 
+    /// For sprite sheets drawn only facing right, up and down: the direction to draw
+    /// (one of `Down`, `DownRight`, `Right`, `UpRight`, `Up`) and whether to flip it
+    /// horizontally.
+    ///
+    /// ```
+    /// # use bevy_walkmask::FacingDirection;
+    /// assert_eq!(FacingDirection::UpLeft.unmirrored(), (FacingDirection::UpRight, true));
+    /// assert_eq!(FacingDirection::Down.unmirrored(), (FacingDirection::Down, false));
+    /// ```
+    pub const fn unmirrored(self) -> (Self, bool) {
+        if self.is_leftward() {
+            (self.mirrored(), true)
+        } else {
+            (self, false)
+        }
+    }
+
     /// Whether it points left of the screen's vertical (`Left`, `UpLeft`, `DownLeft`).
     pub const fn is_leftward(self) -> bool {
         matches!(self, Self::Left | Self::UpLeft | Self::DownLeft)

@@ -30,15 +30,8 @@ use crate::walker::{Heading, WalkPath, WalkState, Walker};
 /// use bevy_walkmask::{Player, WalkInput};
 ///
 /// fn keys(keys: Res<ButtonInput<KeyCode>>, mut players: Query<&mut WalkInput, With<Player>>) {
-///     let mut direction = Vec2::ZERO;
-///     for (key, step) in [(KeyCode::ArrowLeft, -Vec2::X), (KeyCode::ArrowRight, Vec2::X),
-///                         (KeyCode::ArrowUp, Vec2::Y), (KeyCode::ArrowDown, -Vec2::Y)] {
-///         if keys.pressed(key) {
-///             direction += step;
-///         }
-///     }
 ///     for mut input in &mut players {
-///         input.set_if_neq(WalkInput(direction.normalize_or_zero()));
+///         input.set_if_neq(WalkInput::from_arrow_keys(&keys));
 ///     }
 /// }
 /// # bevy::ecs::system::assert_is_system(keys);
@@ -46,6 +39,33 @@ use crate::walker::{Heading, WalkPath, WalkState, Walker};
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]
 pub struct WalkInput(pub Vec2);
+
+impl WalkInput {
+    /// The direction the arrow keys held in `keys` point (unit length, or zero).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::WalkInput;
+    ///
+    /// let mut keys = ButtonInput::<KeyCode>::default();
+    /// keys.press(KeyCode::ArrowUp);
+    /// keys.press(KeyCode::ArrowLeft);
+    /// assert!(WalkInput::from_arrow_keys(&keys).0.abs_diff_eq(Vec2::new(-1.0, 1.0).normalize(), 1e-6));
+    /// ```
+    pub fn from_arrow_keys(keys: &ButtonInput<KeyCode>) -> Self {
+        let direction: Vec2 = [
+            (KeyCode::ArrowLeft, Vec2::NEG_X),
+            (KeyCode::ArrowRight, Vec2::X),
+            (KeyCode::ArrowUp, Vec2::Y),
+            (KeyCode::ArrowDown, Vec2::NEG_Y),
+        ]
+        .into_iter()
+        .filter(|(key, _)| keys.pressed(*key))
+        .map(|(_, step)| step)
+        .sum();
+        Self(direction.normalize_or_zero())
+    }
+}
 
 /// A walker that steering moved in the last frame.
 #[derive(Component)]
