@@ -11,15 +11,11 @@ use bevy_walkmask::WarmFieldCache;
 use bevy_walkmask::prelude::*;
 use common::{
     Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, px, room_pixel, run,
-    spawn_walker,
+    spawn_walker, wall_room_app,
 };
 
 fn app() -> App {
-    let mut app = headless_app(deterministic());
-    add_log(&mut app);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    app.world_mut().spawn(WalkRoom::new(mask));
-    app
+    wall_room_app(deterministic()).0
 }
 
 fn ready_count(app: &App) -> usize {

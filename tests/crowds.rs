@@ -10,16 +10,11 @@ use bevy::prelude::*;
 use bevy_walkmask::WarmFieldCache;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, px, request,
-    room_pixel, run, run_until,
+    Kind, Log, deterministic, path_stays_on, px, request, room_pixel, run, run_until, wall_room_app,
 };
 
 fn wall_room() -> App {
-    let mut app = headless_app(deterministic());
-    add_log(&mut app);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    app.world_mut().spawn(WalkRoom::new(mask));
-    app
+    wall_room_app(deterministic()).0
 }
 
 /// `n` walkers on a grid of points left of the wall.

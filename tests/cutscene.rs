@@ -10,16 +10,12 @@ mod common;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, pixel_of, position, px, request,
-    room_pixel, run, run_until, spawn_walker,
+    Kind, Log, deterministic, pixel_of, position, px, request, room_pixel, run, run_until,
+    spawn_walker, wall_room_app,
 };
 
 fn app() -> (App, Entity) {
-    let mut app = headless_app(deterministic());
-    add_log(&mut app);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
-    (app, room)
+    wall_room_app(deterministic())
 }
 
 fn kinds(app: &App, id: RequestId) -> Vec<Kind> {

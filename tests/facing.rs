@@ -10,10 +10,7 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, position, px, room_pixel, run,
-    run_until, spawn_walker,
-};
+use common::{Kind, Log, deterministic, position, px, run, run_until, spawn_walker, wall_room_app};
 
 /// Facing changes seen after spawning, per walker, in order.
 #[derive(Resource, Default)]
@@ -28,12 +25,9 @@ fn record_turns(mut turns: ResMut<Turns>, facings: Query<(Entity, Ref<Facing>), 
 }
 
 fn app() -> App {
-    let mut app = headless_app(deterministic());
-    add_log(&mut app);
+    let (mut app, _) = wall_room_app(deterministic());
     app.init_resource::<Turns>()
         .add_systems(PostUpdate, record_turns);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    app.world_mut().spawn(WalkRoom::new(mask));
     app
 }
 

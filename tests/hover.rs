@@ -12,18 +12,14 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{HoverSource, WarmFieldCache};
 use common::{
-    Log, add_log, add_mask, deterministic, headless_app, px, request, room_pixel, run, run_until,
-    spawn_walker, wait_for,
+    Log, deterministic, px, request, run, run_until, spawn_walker, wait_for, wall_room_app,
 };
 
 fn app(warm_fields: bool) -> (App, Entity) {
-    let mut app = headless_app(WalkmaskPlugin {
+    let (mut app, _) = wall_room_app(WalkmaskPlugin {
         warm_fields,
         ..deterministic()
     });
-    add_log(&mut app);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    app.world_mut().spawn(WalkRoom::new(mask));
     let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
     app.world_mut().entity_mut(player).insert(Player);
     (app, player)

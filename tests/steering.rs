@@ -9,16 +9,12 @@ mod common;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, position, px,
-    request, room_pixel, run, run_until, spawn_walker,
+    Kind, Log, deterministic, path_stays_on, position, px, request, room_pixel, run, run_until,
+    spawn_walker, wall_room_app,
 };
 
 fn app() -> App {
-    let mut app = headless_app(deterministic());
-    add_log(&mut app);
-    let mask = add_mask(&mut app, 64, 48, room_pixel);
-    app.world_mut().spawn(WalkRoom::new(mask));
-    app
+    wall_room_app(deterministic()).0
 }
 
 fn steer(app: &mut App, walker: Entity, direction: Vec2) {

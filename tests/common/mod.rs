@@ -192,6 +192,16 @@ pub fn add_mask(app: &mut App, w: u32, h: u32, f: impl Fn(u32, u32) -> u8) -> Ha
         .add(WalkMask::new(mask))
 }
 
+/// The headless app with `plugin`, the outcome [`Log`], and a room of the wall mask
+/// ([`room_pixel`]) at the origin; returns the app and the room.
+pub fn wall_room_app(plugin: WalkmaskPlugin) -> (App, Entity) {
+    let mut app = headless_app(plugin);
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+    (app, room)
+}
+
 /// Spawns `walker` at world position `at`.
 pub fn spawn_walker(app: &mut App, walker: Walker, at: Vec2) -> Entity {
     app.world_mut()
