@@ -334,6 +334,16 @@ impl Face {
     }
 }
 
+/// Turns `entity` (standing at `position`) to `face`, giving it a [`Facing`] if it
+/// has none; writes the component only when the facing changes.
+pub(crate) fn turn(entity: &mut EntityWorldMut, face: Face, position: Vec2) {
+    let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
+    face.apply(&mut facing, position);
+    if entity.get::<Facing>() != Some(&facing) {
+        entity.insert(facing);
+    }
+}
+
 /// Turns `facing` towards a step taken in `direction` (with hysteresis), writing the
 /// component only when the facing changes.
 pub(crate) fn follow_step(facing: &mut Mut<Facing>, direction: Vec2) {

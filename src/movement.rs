@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use crate::facing::{Facing, follow_step};
+use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::job::{PathJob, PlannedOn};
@@ -98,12 +98,7 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
     };
     entity.remove::<PlannedOn>();
     if let Some(face) = path.face {
-        let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
-        let before = facing;
-        face.apply(&mut facing, position);
-        if facing != before || !entity.contains::<Facing>() {
-            entity.insert(facing);
-        }
+        turn(&mut entity, face, position);
     }
     // A request still being planned keeps the walker in `Planning`; a re-plan of the
     // walk that just ended has nothing left to do.

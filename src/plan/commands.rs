@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::job::{accept_request, stop_walker};
-use crate::facing::{Face, Facing};
+use crate::facing::{Face, turn};
 use crate::placement::entity_world_xy;
 use crate::request::{RequestId, Route, WalkRequest};
 
@@ -111,13 +111,8 @@ impl WalkCommandsExt for EntityCommands<'_> {
             let Some(position) = entity_world_xy(world, entity) else {
                 return;
             };
-            let Ok(mut entity) = world.get_entity_mut(entity) else {
-                return;
-            };
-            let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
-            face.apply(&mut facing, position);
-            if entity.get::<Facing>() != Some(&facing) {
-                entity.insert(facing);
+            if let Ok(mut entity) = world.get_entity_mut(entity) {
+                turn(&mut entity, face, position);
             }
         });
         self

@@ -424,26 +424,28 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
-    let job = entity.take::<PathJob>();
     if entity.contains::<Walker>() {
         entity.insert((WalkState::Idle, Heading(Vec2::ZERO)));
     }
-    if let Some(job) = job {
-        answer_cancelled(world, walker, job);
-    }
-    end_walk(world, walker, StopReason::Stopped);
+    drop_request_and_walk(world, walker, StopReason::Stopped);
 }
 
 /// Steering takes over: a request in flight gets [`PathCancelled`], a walk in
 /// progress ends with [`WalkStopped`] (reason [`StopReason::Superseded`]).
 pub(crate) fn steer_over_walk(world: &mut World, walker: Entity) {
+    drop_request_and_walk(world, walker, StopReason::Superseded);
+}
+
+/// Cancels the walker's request in flight, if any ([`PathCancelled`]), and ends its
+/// walk, if any, with [`WalkStopped`] for `reason`.
+fn drop_request_and_walk(world: &mut World, walker: Entity, reason: StopReason) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
     if let Some(job) = entity.take::<PathJob>() {
         answer_cancelled(world, walker, job);
     }
-    end_walk(world, walker, StopReason::Superseded);
+    end_walk(world, walker, reason);
 }
 
 /// How an answer joins where the walker is now.
