@@ -74,7 +74,7 @@ pub trait WalkCommandsExt {
         build: impl FnOnce(WalkRequest) -> WalkRequest,
     ) -> RequestId;
 
-    /// Turns the walker (any entity: one without a [`Facing`] gets one) to `face` now.
+    /// Turns the walker (any entity: one without a [`Facing`](crate::Facing) gets one) to `face` now.
     /// A walker that is walking turns back to its movement at its next step: to turn
     /// at the end of a walk, ask for it in the request
     /// ([`walk_to_facing`](Self::walk_to_facing)).
