@@ -1,11 +1,12 @@
 //! A mask prepared for queries under one area set: walkability and connected regions.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use crate::clearance::{ClearanceError, check_radius, min_squared_distance, squared_distances_by};
 use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::snap::EdgeIndex;
+use crate::subgoal::{IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals};
 use crate::{AreaSet, Point, WalkMask};
 
 /// A [`WalkMask`] prepared for queries with one [`AreaSet`].
@@ -44,6 +45,9 @@ struct Inner {
     walkable_count: usize,
     /// Edge pixels by row and by region, for snapping.
     edges: EdgeIndex,
+    /// The search index, once [`NavGrid::build_index`] has decided (`None` inside:
+    /// decided not to build one).
+    index: OnceLock<Option<SubgoalGraph>>,
 }
 
 impl std::fmt::Debug for NavGrid {
@@ -148,6 +152,7 @@ impl NavGrid {
                 region_count,
                 walkable_count,
                 edges,
+                index: OnceLock::new(),
             }),
             obstacles: None,
         }
@@ -228,6 +233,45 @@ impl NavGrid {
     /// Bytes held by the region labels and the snapping index.
     pub fn memory_bytes(&self) -> usize {
         self.inner.labels.capacity() * 4 + self.inner.edges.memory_bytes()
+    }
+
+    /// Builds the grid's search index ([`crate::subgoal`]) if `policy` says it pays,
+    /// and returns it. Queries on this grid and its clones use it from then on
+    /// ([`crate::Pathfinder::find_path`]); until then, and when it is not built, they
+    /// use the fill. The first call decides: later calls return what it built (a
+    /// call made while another thread builds waits for it). Takes tens of
+    /// milliseconds on a 1080p room: call it off the frame, as the plugin does on the
+    /// task pool.
+    ///
+    /// The index is not built for masks with a side over
+    /// [`crate::subgoal::MAX_SIDE`] pixels.
+    pub fn build_index(&self, policy: IndexPolicy) -> Option<&SubgoalGraph> {
+        self.inner
+            .index
+            .get_or_init(|| {
+                if self.width() > MAX_SIDE || self.height() > MAX_SIDE {
+                    return None;
+                }
+                let pays = match policy {
+                    IndexPolicy::Always => true,
+                    IndexPolicy::WhenItPays => {
+                        count_subgoals(self) * WALKABLE_PIXELS_PER_SUBGOAL
+                            <= self.walkable_count()
+                    }
+                };
+                pays.then(|| SubgoalGraph::build(self))
+            })
+            .as_ref()
+    }
+
+    /// The search index, if [`NavGrid::build_index`] has built one.
+    pub fn subgoal_index(&self) -> Option<&SubgoalGraph> {
+        self.inner.index.get().and_then(Option::as_ref)
+    }
+
+    /// Whether [`NavGrid::build_index`] has run (whatever it decided).
+    pub fn index_decided(&self) -> bool {
+        self.inner.index.get().is_some()
     }
 
     /// The edge pixels, for snapping.

@@ -51,6 +51,7 @@ pub mod simplify;
 pub mod smooth;
 pub mod snap;
 pub mod steer;
+pub mod subgoal;
 pub mod taut;
 pub mod trace;
 

@@ -1,0 +1,692 @@
+//! An exact search index over a prepared grid: a simple subgoal graph (Uras, Harabor
+//! and Koenig, "Subgoal Graphs for Optimal Pathfinding in Eight-Neighbor Grids",
+//! ICAPS 2013).
+//!
+//! Every shortest grid path can be made to turn only next to convex obstacle corners.
+//! The walkable pixels diagonal to such a corner are the **subgoals**; two subgoals
+//! are joined when one reaches the other by a straight octile walk (diagonal steps,
+//! then cardinal steps) that meets no other subgoal on the way. A query joins its two
+//! ends to the subgoals they reach the same way and runs A* over this graph, which is
+//! usually thousands of times smaller than the grid; the corner path is then refined
+//! into pixels and handed to the usual finishing steps.
+//!
+//! Distances are exactly those of the fill ([`crate::fill`]): the same 29:41 step
+//! costs and the same rule that a diagonal step needs both pixels beside it open. The
+//! index sees the mask and the area set only, not [`crate::Obstacles`]; a query among
+//! obstacles uses the index path when it crosses none of them (it is then still the
+//! shortest) and the fill otherwise.
+//!
+//! Memory: one bit a pixel marks the subgoals, with a running count every 64 pixels;
+//! each row and each column keeps the sorted positions of its subgoals and of the
+//! blocked pixels that end a walkable run (2 bytes each), so a scan along a row jumps
+//! to its next stop by binary search; the graph keeps 4 bytes a subgoal for its cell
+//! and 4 bytes an edge end.
+//!
+//! ```
+//! use walkmask::{AreaSet, NavGrid, WalkMask};
+//! use walkmask::subgoal::{IndexPolicy, SubgoalGraph};
+//! // A wall with a gap: the path turns at the wall's end.
+//! let mask = WalkMask::from_fn(30, 20, |x, y| u8::from(x != 15 || y > 16)).unwrap();
+//! let grid = NavGrid::new(mask, AreaSet::all());
+//! let index = SubgoalGraph::build(&grid);
+//! assert!(index.subgoal_count() >= 2);
+//! let mut scratch = walkmask::subgoal::IndexScratch::default();
+//! let mut pixels = Vec::new();
+//! let cost = index.shortest_path(&grid, &mut scratch, (2, 2), (28, 2), &mut pixels).unwrap();
+//! assert_eq!(pixels.first(), Some(&(2, 2)));
+//! assert_eq!(pixels.last(), Some(&(28, 2)));
+//! assert!(cost > 26 * 29);
+//! assert!(grid.build_index(IndexPolicy::Always).is_some());
+//! ```
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::NavGrid;
+use crate::fill::octile;
+
+/// When [`NavGrid::build_index`] builds a [`SubgoalGraph`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IndexPolicy {
+    /// Build it when it pays: when there is at most one subgoal for every
+    /// [`WALKABLE_PIXELS_PER_SUBGOAL`] walkable pixels. On masks cluttered with
+    /// corners (noise, dense random obstacles) the graph is nearly as large as the
+    /// grid and the fill answers faster.
+    #[default]
+    WhenItPays,
+    /// Build it whatever the mask.
+    Always,
+}
+
+/// The measured rule of [`IndexPolicy::WhenItPays`]: an index is built only when the
+/// mask has at least this many walkable pixels per subgoal.
+pub const WALKABLE_PIXELS_PER_SUBGOAL: usize = 8;
+
+/// Largest side, in pixels, a mask may have for the index (stops are stored in 16
+/// bits).
+pub const MAX_SIDE: u32 = u16::MAX as u32 - 2;
+
+/// Sorted stop positions for each line (row or column), in padded coordinates.
+#[derive(Default)]
+struct Stops {
+    /// `offsets[k]..offsets[k + 1]` are line `k`'s stops.
+    offsets: Vec<u32>,
+    at: Vec<u16>,
+}
+
+impl Stops {
+    fn line(&self, k: usize) -> &[u16] {
+        &self.at[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.offsets.capacity() * 4 + self.at.capacity() * 2
+    }
+}
+
+/// A subgoal graph for one [`NavGrid`] (its mask, areas and clearance). See the
+/// [module docs](self).
+pub struct SubgoalGraph {
+    grid_id: u64,
+    /// Padded width.
+    pw: usize,
+    /// Subgoal bit per padded cell.
+    bits: Vec<u64>,
+    /// Subgoals before each 64-bit word of `bits`.
+    rank: Vec<u32>,
+    /// Padded cell of each subgoal.
+    cells: Vec<u32>,
+    /// `offsets[s]..offsets[s + 1]` index `neighbours` for subgoal `s`.
+    offsets: Vec<u32>,
+    neighbours: Vec<u32>,
+    /// Per row (padded y), the padded x of its stops.
+    rows: Stops,
+    /// Per column (padded x), the padded y of its stops.
+    columns: Stops,
+}
+
+impl std::fmt::Debug for SubgoalGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SubgoalGraph")
+            .field("subgoals", &self.subgoal_count())
+            .field("edges", &self.edge_count())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish()
+    }
+}
+
+/// The 4 diagonal directions as (dx, dy).
+const DIAGONALS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+/// A cardinal direction.
+#[derive(Clone, Copy)]
+enum Cardinal {
+    East,
+    West,
+    South,
+    North,
+}
+
+impl Cardinal {
+    fn horizontal(dx: i8) -> Self {
+        if dx > 0 { Cardinal::East } else { Cardinal::West }
+    }
+
+    fn vertical(dy: i8) -> Self {
+        if dy > 0 {
+            Cardinal::South
+        } else {
+            Cardinal::North
+        }
+    }
+}
+
+/// What a walk along a row or column from a cell meets.
+struct Ray {
+    /// Open cells that are not subgoals, walked over before the stop.
+    free: u32,
+    /// The subgoal the walk stops at, if it stops at one.
+    subgoal: Option<usize>,
+}
+
+/// The padded cells a walkable cell is a subgoal for: a walkable cell with a blocked
+/// diagonal neighbour whose two shared neighbours are open.
+fn is_corner_cell(labels: &[u32], pw: usize, i: usize) -> bool {
+    let open = |n: usize| labels[n] != 0;
+    let (w, e, n, s) = (open(i - 1), open(i + 1), open(i - pw), open(i + pw));
+    (n && w && !open(i - pw - 1))
+        || (n && e && !open(i - pw + 1))
+        || (s && w && !open(i + pw - 1))
+        || (s && e && !open(i + pw + 1))
+}
+
+/// Counts the subgoals of `grid` without building anything (one pass over the
+/// labels).
+pub fn count_subgoals(grid: &NavGrid) -> usize {
+    let labels = grid.labels();
+    let pw = grid.padded_width();
+    (pw..labels.len() - pw)
+        .filter(|&i| labels[i] != 0 && is_corner_cell(labels, pw, i))
+        .count()
+}
+
+/// Reusable buffers for [`SubgoalGraph::shortest_path`].
+#[derive(Default)]
+pub struct IndexScratch {
+    /// Best cost per node (subgoals, then start, then goal), valid where
+    /// `stamp == generation`.
+    cost: Vec<u32>,
+    parent: Vec<u32>,
+    stamp: Vec<u32>,
+    closed: Vec<u32>,
+    generation: u32,
+    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    start_links: Vec<u32>,
+    /// Cost from a subgoal to the goal, for the subgoals the goal reaches; valid where
+    /// `goal_stamp == generation`.
+    goal_cost: Vec<u32>,
+    goal_stamp: Vec<u32>,
+    nodes: Vec<u32>,
+    /// Subgoals the last query expanded.
+    expanded: usize,
+}
+
+impl std::fmt::Debug for IndexScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexScratch")
+            .field("nodes", &self.cost.len())
+            .finish()
+    }
+}
+
+impl IndexScratch {
+    /// Subgoals the last query expanded.
+    pub fn expanded(&self) -> usize {
+        self.expanded
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        (self.cost.capacity()
+            + self.parent.capacity()
+            + self.stamp.capacity()
+            + self.closed.capacity()
+            + self.goal_cost.capacity()
+            + self.goal_stamp.capacity()
+            + self.start_links.capacity()
+            + self.nodes.capacity())
+            * 4
+            + self.heap.capacity() * 8
+    }
+
+    fn begin(&mut self, nodes: usize) {
+        if self.cost.len() < nodes {
+            self.cost.resize(nodes, 0);
+            self.parent.resize(nodes, 0);
+            self.stamp.resize(nodes, 0);
+            self.closed.resize(nodes, 0);
+            self.goal_cost.resize(nodes, 0);
+            self.goal_stamp.resize(nodes, 0);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.closed.fill(0);
+            self.goal_stamp.fill(0);
+            self.generation = 1;
+        }
+        self.heap.clear();
+        self.start_links.clear();
+        self.expanded = 0;
+    }
+}
+
+impl SubgoalGraph {
+    /// Builds the graph for `grid` (obstacles on the grid are ignored: the index is of
+    /// the mask under its area set and clearance). Linear in the pixels for the
+    /// subgoals and the stops, then one scan from each subgoal.
+    ///
+    /// # Panics
+    /// When a side of the mask is larger than [`MAX_SIDE`]; [`NavGrid::build_index`]
+    /// checks it first.
+    pub fn build(grid: &NavGrid) -> Self {
+        assert!(grid.width() <= MAX_SIDE && grid.height() <= MAX_SIDE);
+        let labels = grid.labels();
+        let pw = grid.padded_width();
+        let ph = labels.len() / pw;
+        let mut bits = vec![0u64; labels.len().div_ceil(64)];
+        let mut cells = Vec::new();
+        for i in pw..labels.len() - pw {
+            if labels[i] != 0 && is_corner_cell(labels, pw, i) {
+                bits[i / 64] |= 1 << (i % 64);
+                cells.push(i as u32);
+            }
+        }
+        let mut rank = Vec::with_capacity(bits.len());
+        let mut before = 0u32;
+        for word in &bits {
+            rank.push(before);
+            before += word.count_ones();
+        }
+        let is_stop = |i: usize, step: usize| {
+            let open = labels[i] != 0;
+            if open {
+                bits[i / 64] >> (i % 64) & 1 == 1
+            } else {
+                (i >= step && labels[i - step] != 0)
+                    || labels.get(i + step).is_some_and(|&l| l != 0)
+            }
+        };
+        let mut rows = Stops::default();
+        rows.offsets.push(0);
+        for y in 0..ph {
+            for x in 1..pw - 1 {
+                if is_stop(y * pw + x, 1) {
+                    rows.at.push(x as u16);
+                }
+            }
+            rows.offsets.push(rows.at.len() as u32);
+        }
+        let mut columns = Stops::default();
+        columns.offsets.push(0);
+        for x in 0..pw {
+            for y in 1..ph - 1 {
+                if is_stop(y * pw + x, pw) {
+                    columns.at.push(y as u16);
+                }
+            }
+            columns.offsets.push(columns.at.len() as u32);
+        }
+        let mut graph = SubgoalGraph {
+            grid_id: grid.id(),
+            pw,
+            bits,
+            rank,
+            cells,
+            offsets: Vec::new(),
+            neighbours: Vec::new(),
+            rows,
+            columns,
+        };
+        let mut pairs: Vec<u64> = Vec::new();
+        for (s, &cell) in graph.cells.iter().enumerate() {
+            graph.scan(labels, cell as usize, None, &mut |t| {
+                let t = graph.id_of(t) as u64;
+                pairs.push((s as u64) << 32 | t);
+                pairs.push(t << 32 | s as u64);
+            });
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut offsets = Vec::with_capacity(graph.cells.len() + 1);
+        let mut neighbours = Vec::with_capacity(pairs.len());
+        offsets.push(0);
+        let mut at = 0;
+        for s in 0..graph.cells.len() as u64 {
+            while at < pairs.len() && pairs[at] >> 32 == s {
+                neighbours.push(pairs[at] as u32);
+                at += 1;
+            }
+            offsets.push(neighbours.len() as u32);
+        }
+        graph.offsets = offsets;
+        graph.neighbours = neighbours;
+        graph
+    }
+
+    /// Number of subgoals.
+    pub fn subgoal_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Number of edges (each counted once).
+    pub fn edge_count(&self) -> usize {
+        self.neighbours.len() / 2
+    }
+
+    /// Bytes held by the index.
+    pub fn memory_bytes(&self) -> usize {
+        (self.bits.capacity() * 8)
+            + (self.rank.capacity() + self.cells.capacity() + self.offsets.capacity()) * 4
+            + self.neighbours.capacity() * 4
+            + self.rows.memory_bytes()
+            + self.columns.memory_bytes()
+    }
+
+    /// The id of the grid the index was built for.
+    pub fn grid_id(&self) -> u64 {
+        self.grid_id
+    }
+
+    #[inline]
+    fn is_subgoal(&self, i: usize) -> bool {
+        self.bits[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn id_of(&self, i: usize) -> u32 {
+        let below = self.bits[i / 64] & ((1u64 << (i % 64)) - 1);
+        self.rank[i / 64] + below.count_ones()
+    }
+
+    /// Walks from open cell `i` in direction `dir` up to the first blocked cell or
+    /// subgoal.
+    fn ray(&self, labels: &[u32], i: usize, dir: Cardinal) -> Ray {
+        let pw = self.pw;
+        let (x, y) = (i % pw, i / pw);
+        let (line, at, forward, step) = match dir {
+            Cardinal::East => (self.rows.line(y), x, true, 1isize),
+            Cardinal::West => (self.rows.line(y), x, false, -1),
+            Cardinal::South => (self.columns.line(x), y, true, pw as isize),
+            Cardinal::North => (self.columns.line(x), y, false, -(pw as isize)),
+        };
+        let at = at as u16;
+        let stop = if forward {
+            let k = line.partition_point(|&p| p <= at);
+            line.get(k).map(|&p| (p - at) as usize)
+        } else {
+            let k = line.partition_point(|&p| p < at);
+            k.checked_sub(1).map(|k| (at - line[k]) as usize)
+        };
+        // Without a stop the walk runs into the blocked border.
+        let distance = stop.unwrap_or_else(|| match dir {
+            Cardinal::East => pw - 1 - x,
+            Cardinal::West => x,
+            Cardinal::South => labels.len() / pw - 1 - y,
+            Cardinal::North => y,
+        });
+        let end = (i as isize + step * distance as isize) as usize;
+        Ray {
+            free: distance as u32 - 1,
+            subgoal: (labels[end] != 0).then_some(end),
+        }
+    }
+
+    /// Calls `found` with every subgoal directly reachable from open cell `s` by
+    /// diagonal steps then cardinal steps (the paper's direct-h-reachable set), and
+    /// returns whether `target` is reached that way too.
+    fn scan(
+        &self,
+        labels: &[u32],
+        s: usize,
+        target: Option<usize>,
+        found: &mut impl FnMut(usize),
+    ) -> bool {
+        let pw = self.pw as isize;
+        let target = target.filter(|&t| t != s);
+        let mut reached = false;
+        // Whether `target` lies `1..=reach` cells from `from` along `dir`.
+        let on_ray = |from: usize, dir: Cardinal, reach: i64| -> bool {
+            let Some(t) = target else { return false };
+            if reach < 1 {
+                return false;
+            }
+            let (fx, fy) = ((from as isize % pw) as i64, (from as isize / pw) as i64);
+            let (tx, ty) = ((t as isize % pw) as i64, (t as isize / pw) as i64);
+            let d = match dir {
+                Cardinal::East if ty == fy => tx - fx,
+                Cardinal::West if ty == fy => fx - tx,
+                Cardinal::South if tx == fx => ty - fy,
+                Cardinal::North if tx == fx => fy - ty,
+                _ => return false,
+            };
+            (1..=reach).contains(&d)
+        };
+        let mut reach = [0i64; 4];
+        for (k, dir) in [
+            Cardinal::East,
+            Cardinal::West,
+            Cardinal::South,
+            Cardinal::North,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let ray = self.ray(labels, s, dir);
+            reach[k] = ray.free as i64;
+            if let Some(g) = ray.subgoal {
+                found(g);
+                reached |= Some(g) == target;
+            }
+            reached |= on_ray(s, dir, ray.free as i64);
+        }
+        for (dx, dy) in DIAGONALS {
+            let (c1, c2) = (Cardinal::horizontal(dx), Cardinal::vertical(dy));
+            let mut max1 = reach[if dx > 0 { 0 } else { 1 }];
+            let mut max2 = reach[if dy > 0 { 2 } else { 3 }];
+            let (sx, sy) = (dx as isize, dy as isize * pw);
+            let mut p = s as isize;
+            loop {
+                let open = |n: isize| labels[n as usize] != 0;
+                if !(open(p + sx) && open(p + sy) && open(p + sx + sy)) {
+                    break;
+                }
+                p += sx + sy;
+                let pu = p as usize;
+                if self.is_subgoal(pu) {
+                    found(pu);
+                    reached |= Some(pu) == target;
+                    break;
+                }
+                reached |= Some(pu) == target;
+                for (dir, max) in [(c1, &mut max1), (c2, &mut max2)] {
+                    if *max < 0 {
+                        continue;
+                    }
+                    let ray = self.ray(labels, pu, dir);
+                    let j = ray.free as i64;
+                    reached |= on_ray(pu, dir, j.min(*max));
+                    if let Some(g) = ray.subgoal
+                        && j <= *max
+                    {
+                        found(g);
+                        reached |= Some(g) == target;
+                    }
+                    *max = (*max).min(j);
+                }
+            }
+        }
+        reached
+    }
+
+    /// The shortest path from pixel `start` to pixel `goal` (both walkable, in one
+    /// region of the grid the index was built for, which `grid` must be): its
+    /// pixels, from `start` to `goal`, go in `pixels` (cleared first), and its cost
+    /// in [`crate::fill::CARDINAL`] units is returned. `None` when no path exists.
+    pub fn shortest_path(
+        &self,
+        grid: &NavGrid,
+        scratch: &mut IndexScratch,
+        start: (u32, u32),
+        goal: (u32, u32),
+        pixels: &mut Vec<(u32, u32)>,
+    ) -> Option<u32> {
+        debug_assert_eq!(grid.id(), self.grid_id);
+        pixels.clear();
+        let labels = grid.labels();
+        let (s, g) = (grid.index(start.0, start.1), grid.index(goal.0, goal.1));
+        if labels[s] == 0 || labels[g] == 0 || labels[s] != labels[g] {
+            return None;
+        }
+        if s == g {
+            pixels.push(start);
+            return Some(0);
+        }
+        let n = self.cells.len();
+        let (start_node, goal_node) = (n as u32, n as u32 + 1);
+        scratch.begin(n + 2);
+        let generation = scratch.generation;
+        // The goal's links first: a subgoal reached from the goal gets its cost to it.
+        let mut direct = false;
+        {
+            let IndexScratch {
+                goal_cost,
+                goal_stamp,
+                ..
+            } = scratch;
+            let mut link = |t: usize| {
+                let id = self.id_of(t) as usize;
+                goal_cost[id] = self.cost(t, g);
+                goal_stamp[id] = generation;
+            };
+            if self.is_subgoal(g) {
+                link(g);
+            }
+            direct |= self.scan(labels, g, Some(s), &mut link);
+        }
+        {
+            let links = &mut scratch.start_links;
+            if self.is_subgoal(s) {
+                links.push(self.id_of(s));
+            }
+            direct |= self.scan(labels, s, Some(g), &mut |t| links.push(self.id_of(t)));
+        }
+        if direct {
+            pixels.push(start);
+            self.refine(labels, s, g, pixels);
+            return Some(self.cost(s, g));
+        }
+        let cell_of = |node: u32| -> usize {
+            if node == start_node {
+                s
+            } else if node == goal_node {
+                g
+            } else {
+                self.cells[node as usize] as usize
+            }
+        };
+        let heuristic = |node: u32| self.cost(cell_of(node), g);
+        let IndexScratch {
+            cost,
+            parent,
+            stamp,
+            closed,
+            heap,
+            start_links,
+            goal_cost,
+            goal_stamp,
+            nodes,
+            expanded,
+            ..
+        } = scratch;
+        macro_rules! relax {
+            ($from:expr, $to:expr, $c:expr) => {{
+                let (to, c): (u32, u32) = ($to, $c);
+                let k = to as usize;
+                if stamp[k] != generation || c < cost[k] {
+                    stamp[k] = generation;
+                    cost[k] = c;
+                    parent[k] = $from;
+                    heap.push(Reverse((c + heuristic(to), to)));
+                }
+            }};
+        }
+        relax!(start_node, start_node, 0);
+        let mut found = false;
+        while let Some(Reverse((_, u))) = heap.pop() {
+            let k = u as usize;
+            if closed[k] == generation {
+                continue;
+            }
+            closed[k] = generation;
+            if u == goal_node {
+                found = true;
+                break;
+            }
+            *expanded += 1;
+            let base = cost[k];
+            let here = cell_of(u);
+            let neighbours: &[u32] = if u == start_node {
+                start_links
+            } else {
+                &self.neighbours[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+            };
+            for &v in neighbours {
+                let c = base + self.cost(here, self.cells[v as usize] as usize);
+                relax!(u, v, c);
+            }
+            if u != start_node && goal_stamp[k] == generation {
+                relax!(u, goal_node, base + goal_cost[k]);
+            }
+        }
+        if !found {
+            return None;
+        }
+        nodes.clear();
+        let mut at = goal_node;
+        while at != start_node {
+            nodes.push(at);
+            at = parent[at as usize];
+        }
+        nodes.push(start_node);
+        nodes.reverse();
+        pixels.push(start);
+        for pair in nodes.windows(2) {
+            let (a, b) = (cell_of(pair[0]), cell_of(pair[1]));
+            if a != b {
+                self.refine(labels, a, b, pixels);
+            }
+        }
+        Some(cost[goal_node as usize])
+    }
+
+    /// Octile cost between two padded cells.
+    #[inline]
+    fn cost(&self, a: usize, b: usize) -> u32 {
+        let pw = self.pw;
+        let (ax, ay, bx, by) = (a % pw, a / pw, b % pw, b / pw);
+        octile(ax.abs_diff(bx) as u32, ay.abs_diff(by) as u32)
+    }
+
+    /// Appends the pixels after `a` up to `b` of a straight octile walk between them:
+    /// diagonal steps first from `a`, or, when that walk is blocked, diagonal steps
+    /// first from `b` (one of the two is open for every pair the graph or a scan
+    /// joins).
+    fn refine(&self, labels: &[u32], a: usize, b: usize, pixels: &mut Vec<(u32, u32)>) {
+        let from = pixels.len();
+        if !self.walk(labels, a, b, pixels) {
+            pixels.truncate(from);
+            let ok = self.walk(labels, b, a, pixels);
+            debug_assert!(ok, "no straight octile walk between joined cells");
+            // The walk from b ends at a: drop a, reverse, and end with b.
+            pixels.pop();
+            pixels[from..].reverse();
+            let pw = self.pw;
+            pixels.push(((b % pw - 1) as u32, (b / pw - 1) as u32));
+        }
+    }
+
+    /// Pushes the pixels after `a` of the walk from `a` to `b`, diagonal steps first;
+    /// false when a step is not open.
+    fn walk(&self, labels: &[u32], a: usize, b: usize, pixels: &mut Vec<(u32, u32)>) -> bool {
+        let pw = self.pw as isize;
+        let (ax, ay, bx, by) = (
+            a as isize % pw,
+            a as isize / pw,
+            b as isize % pw,
+            b as isize / pw,
+        );
+        let (sx, sy) = ((bx - ax).signum(), (by - ay).signum());
+        let (ex, ey) = ((bx - ax).abs(), (by - ay).abs());
+        let diagonal = ex.min(ey);
+        let open = |n: isize| labels[n as usize] != 0;
+        let mut p = a as isize;
+        let mut push = |p: isize| pixels.push(((p % pw - 1) as u32, (p / pw - 1) as u32));
+        for _ in 0..diagonal {
+            if !(open(p + sx) && open(p + sy * pw) && open(p + sx + sy * pw)) {
+                return false;
+            }
+            p += sx + sy * pw;
+            push(p);
+        }
+        let step = if ex > ey { sx } else { sy * pw };
+        for _ in diagonal..ex.max(ey) {
+            if !open(p + step) {
+                return false;
+            }
+            p += step;
+            push(p);
+        }
+        true
+    }
+}
