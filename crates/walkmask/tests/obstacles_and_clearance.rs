@@ -12,6 +12,7 @@
 mod support;
 
 use proptest::prelude::*;
+use walkmask::subgoal::IndexPolicy;
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 use walkmask::{AreaSet, NavGrid, PathStatus, Pathfinder, Point, WalkMask};
 
@@ -141,9 +142,12 @@ proptest! {
     /// minus half a pixel from every blocked pixel centre, and the path is legal on
     /// the mask. A destination the wide walker can reach is reached exactly.
     #[test]
-    fn paths_keep_their_clearance(sc in scenario(), r in radius()) {
+    fn paths_keep_their_clearance(sc in scenario(), r in radius(), index in any::<bool>()) {
         let plain = sc.case.grid();
         let wide = clearance_grid(&sc, r);
+        if index {
+            wide.build_index(IndexPolicy::Always);
+        }
         let result = Pathfinder::new().find_path(&wide, sc.start, sc.goal).unwrap();
         if result.status == PathStatus::Unreachable {
             prop_assert_eq!(wide.walkable_count(), 0, "unreachable with walkable pixels left");
@@ -198,9 +202,13 @@ proptest! {
     /// painted in: the same status, an end equally near the destination and a path
     /// of about the same length (both pulled taut, round the same pixels); its
     /// segments are legal on that painted mask, so they never enter a footprint.
+    /// With the subgoal index, its path is kept only when no obstacle blocks it.
     #[test]
-    fn queries_among_obstacles_match_the_painted_mask(sc in scenario(), r in radius(), seed in any::<u64>()) {
+    fn queries_among_obstacles_match_the_painted_mask(sc in scenario(), r in radius(), seed in any::<u64>(), index in any::<bool>()) {
         let grid = clearance_grid(&sc, r);
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
         let obstacles = obstacles_for(&grid, seed);
         let except = sc.start.pixel().filter(|&(x, y)| x < grid.width() && y < grid.height());
         let oracle = baked(&grid, &obstacles, except);

@@ -8,6 +8,7 @@ mod support;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use walkmask::baseline::{astar, astar_pixels, frontier_bfs};
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{
     AreaSet, DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point,
     WalkMask,
@@ -303,6 +304,34 @@ proptest! {
         let tight = optimum * 1.0003 + offsets + 1e-3;
         prop_assert!(length(&traced.waypoints) <= tight,
             "traced length {} over {} (optimum {}): {:?}", length(&traced.waypoints), tight, optimum,
+            traced.waypoints);
+    }
+
+    /// Queries answered by the subgoal index: legal, the same endpoints and status
+    /// as the fill's answer, and within the fill's bound of the octile optimum; the
+    /// walk before shortcuts is exactly as short as the fill's.
+    #[test]
+    fn index_queries_match_fill_queries(sc in scenario()) {
+        let grid = sc.case.grid();
+        let fill = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        grid.build_index(IndexPolicy::Always);
+        prop_assert!(grid.subgoal_index().is_some());
+        let r = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
+        let Some(c) = check_answer(&grid, &sc, &r, "index")? else { return Ok(()) };
+        prop_assert_eq!(r.status, fill.status);
+        prop_assert_eq!(r.waypoints.first(), fill.waypoints.first());
+        prop_assert_eq!(r.waypoints.last(), fill.waypoints.last());
+        let (_, optimum) = astar_pixels(&grid, c.start_pixel, c.end_pixel).unwrap();
+        let first = r.waypoints[0];
+        let last = *r.waypoints.last().unwrap();
+        let offsets = centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
+        let bound = 1.02 * (optimum + offsets) + 1.0;
+        prop_assert!(length(&r.waypoints) <= bound,
+            "length {} over bound {} (optimum {})", length(&r.waypoints), bound, optimum);
+        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
+        let tight = optimum * 1.0003 + offsets + 1e-3;
+        prop_assert!(length(&traced.waypoints) <= tight,
+            "index walk {} over {} (optimum {}): {:?}", length(&traced.waypoints), tight, optimum,
             traced.waypoints);
     }
 

@@ -142,11 +142,15 @@ pub fn check_path_query(data: &[u8]) {
             .collect::<Vec<u8>>(),
     );
     let grid = NavGrid::new(mask, areas);
+    if options & 8 != 0 {
+        grid.build_index(walkmask::subgoal::IndexPolicy::Always);
+    }
     let options = PathOptions {
         snap_destination: options & 1 == 0,
         beautify: options & 2 == 0,
         taut: options & 4 == 0,
         grid_steps: false,
+        use_index: true,
     };
     check_query(&grid, start, goal, &options);
 }
