@@ -19,6 +19,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use walkmask::baseline::astar_pixels;
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{AreaSet, DecodeRule, NavGrid, PathStatus, Pathfinder, Point, WalkMask};
 
 use support::check_path_strict;
@@ -186,7 +187,9 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
     };
     let size = (mask.width(), mask.height());
     let pixels = size.0 as usize * size.1 as usize;
-    let grid = NavGrid::new(mask, AreaSet::all());
+    let grid = NavGrid::new(mask.clone(), AreaSet::all());
+    let indexed = NavGrid::new(mask, AreaSet::all());
+    indexed.build_index(IndexPolicy::Always);
     // Evenly spaced over the file, which is sorted by path length bucket, so short
     // and long paths are both sampled; the last scenario (the longest) is included.
     let wanted = (SAMPLES_512 * 512 * 512 / pixels.max(1)).clamp(MIN_SAMPLES, MAX_SAMPLES);
@@ -195,6 +198,7 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
         .map(|k| &scenarios[(n - 1) - k * (n - 1) / wanted.min(n).max(2).saturating_sub(1).max(1)])
         .collect();
     let mut pathfinder = Pathfinder::new();
+    let mut index_pathfinder = Pathfinder::new();
     let (mut sum, mut max, mut count) = (0.0f64, 0.0f64, 0usize);
     for s in picks {
         let at = format!("{name} line {}", s.line);
@@ -212,27 +216,39 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
         }
         let start = Point::pixel_center(s.start.0, s.start.1);
         let goal = Point::pixel_center(s.goal.0, s.goal.1);
-        let r = match pathfinder.find_path(&grid, start, goal) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{at}: error {e}"));
+        // The same query answered by the fill and by the subgoal index.
+        let mut lengths = [0.0f64; 2];
+        for (k, (grid, pathfinder, how)) in [
+            (&grid, &mut pathfinder, "fill"),
+            (&indexed, &mut index_pathfinder, "index"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let at = format!("{at} ({how})");
+            let r = match pathfinder.find_path(grid, start, goal) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{at}: error {e}"));
+                    continue;
+                }
+            };
+            if r.status != PathStatus::Found {
+                failures.push(format!(
+                    "{at}: status {:?} from {:?} to {:?}",
+                    r.status, s.start, s.goal
+                ));
                 continue;
             }
-        };
-        if r.status != PathStatus::Found {
-            failures.push(format!(
-                "{at}: status {:?} from {:?} to {:?}",
-                r.status, s.start, s.goal
-            ));
-            continue;
+            if r.waypoints.first() != Some(&start) || r.waypoints.last() != Some(&goal) {
+                failures.push(format!("{at}: walk does not join the two centres"));
+            }
+            if let Err(e) = check_path_strict(grid, &r.waypoints) {
+                failures.push(format!("{at}: illegal walk: {e}"));
+            }
+            lengths[k] = support::length(&r.waypoints);
         }
-        if r.waypoints.first() != Some(&start) || r.waypoints.last() != Some(&goal) {
-            failures.push(format!("{at}: walk does not join the two centres"));
-        }
-        if let Err(e) = check_path_strict(&grid, &r.waypoints) {
-            failures.push(format!("{at}: illegal walk: {e}"));
-        }
-        let len = support::length(&r.waypoints);
+        let len = lengths[0].max(lengths[1]);
         let mut optimal = s.optimal;
         if approximate {
             match astar_pixels(&grid, s.start, s.goal) {
