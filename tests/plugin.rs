@@ -779,6 +779,44 @@ fn prepared_grids_are_reused_between_requests() {
     assert_eq!(stats.bytes, 66 * 50 * 4);
 }
 
+/// Each prepared grid gets a subgoal index, built on the task pool after the grid;
+/// a request answered with it walks as far as the same request answered by the fill
+/// before the index was ready, and stays off the wall. With `search_index` off no
+/// index is built.
+#[test]
+fn prepared_grids_get_a_search_index_that_requests_use() {
+    for search_index in [true, false] {
+        let (mut app, _) = common::wall_room_app(WalkmaskPlugin {
+            search_index,
+            ..deterministic()
+        });
+        let length = |app: &App, walker: Entity| {
+            let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[0].clone();
+            assert!(path_stays_on(&waypoints, |x, y| room_pixel(x, y) == 1));
+            waypoints.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>()
+        };
+        let ready = |walker: Entity| move |w: &mut World| !w.resource::<Log>().ready(walker).is_empty();
+        let filled = spawn_walker(&mut app, Walker::new(1.0), px(10, 10));
+        request(&mut app, filled, px(50, 10));
+        run_until(&mut app, 100, ready(filled));
+        let indexed = |w: &mut World| w.resource::<NavGridCache>().stats().indexed;
+        if search_index {
+            wait_for(&mut app, LOAD_UPDATES, |w| indexed(w) == 1);
+            let stats = app.world().resource::<NavGridCache>().stats();
+            assert!(stats.index_bytes > 0, "{stats:?}");
+        } else {
+            run(&mut app, 20);
+            assert_eq!(indexed(app.world_mut()), 0);
+        }
+        let searched = spawn_walker(&mut app, Walker::new(1.0), px(10, 10));
+        request(&mut app, searched, px(50, 10));
+        run_until(&mut app, 100, ready(searched));
+        let (a, b) = (length(&app, filled), length(&app, searched));
+        assert!(a > 45.0, "goes round the wall: {a}");
+        assert!((a - b).abs() <= 0.01 * a, "fill {a} vs index {b}");
+    }
+}
+
 #[cfg(feature = "debug_overlay")]
 #[test]
 fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {

@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{AreaSet, NavGrid};
 
 use crate::asset::WalkMask;
@@ -74,6 +75,8 @@ struct Inner {
     budget: usize,
     hits: u64,
     misses: u64,
+    /// Whether built grids get a subgoal index.
+    search_index: bool,
 }
 
 /// Counters of the [`NavGridCache`].
@@ -96,6 +99,10 @@ pub struct GridCacheStats {
     pub bytes: usize,
     /// The budget in bytes ([`WalkmaskPlugin::grid_cache_bytes`](crate::WalkmaskPlugin::grid_cache_bytes)).
     pub budget_bytes: usize,
+    /// Grids held whose subgoal index is built ([`NavGridCache::with_search_index`]).
+    pub indexed: usize,
+    /// Bytes held by those indexes (most masks: well under 1 per pixel).
+    pub index_bytes: usize,
 }
 
 /// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
@@ -108,7 +115,11 @@ pub struct GridCacheStats {
 /// grids of a mask that is unloaded are dropped with it.
 ///
 /// Grids are built inside path tasks, never on the main thread. Two tasks that need
-/// the same grid at once share one build.
+/// the same grid at once share one build. Once a grid is built, its subgoal index
+/// ([`walkmask::subgoal`]) is built by a task of its own on the async compute pool,
+/// when the mask's rule says it pays; queries fill until it is ready and use it from
+/// then on, with the same path lengths. A grid of an area set seen before is found
+/// here with its index.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -137,9 +148,23 @@ impl NavGridCache {
         Self {
             inner: Arc::new(Mutex::new(Inner {
                 budget: budget_bytes,
+                search_index: true,
                 ..Inner::default()
             })),
         }
+    }
+
+    /// This cache, building a subgoal index for each grid it builds (`true`, the
+    /// default) or not (`false`: every query fills).
+    ///
+    /// ```
+    /// # use bevy_walkmask::NavGridCache;
+    /// let cache = NavGridCache::new(64 << 20).with_search_index(false);
+    /// assert_eq!(cache.stats().indexed, 0);
+    /// ```
+    pub fn with_search_index(self, on: bool) -> Self {
+        self.lock().search_index = on;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -156,12 +181,19 @@ impl NavGridCache {
     /// ```
     pub fn stats(&self) -> GridCacheStats {
         let inner = self.lock();
+        let indexes: Vec<usize> = inner
+            .entries
+            .iter()
+            .filter_map(|e| e.grid.get()?.subgoal_index().map(|i| i.memory_bytes()))
+            .collect();
         GridCacheStats {
             hits: inner.hits,
             misses: inner.misses,
             entries: inner.entries.len(),
             bytes: inner.entries.iter().map(|e| e.bytes).sum(),
             budget_bytes: inner.budget,
+            indexed: indexes.len(),
+            index_bytes: indexes.iter().sum(),
         }
     }
 
@@ -231,11 +263,23 @@ impl NavGridCache {
                 cell
             }
         };
-        cell.get_or_init(|| {
-            NavGrid::with_clearance(mask.clone(), key.areas, key.clearance())
-                .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
-        })
-        .clone()
+        let mut built = false;
+        let grid = cell
+            .get_or_init(|| {
+                built = true;
+                NavGrid::with_clearance(mask.clone(), key.areas, key.clearance())
+                    .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
+            })
+            .clone();
+        if built && self.lock().search_index {
+            let indexed = grid.clone();
+            AsyncComputeTaskPool::get()
+                .spawn(async move {
+                    indexed.build_index(IndexPolicy::WhenItPays);
+                })
+                .detach();
+        }
+        grid
     }
 
     /// The grid for `key` if it is built. If it is not, and no one is building it,

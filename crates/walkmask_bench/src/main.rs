@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use walkmask::subgoal::IndexPolicy;
 use serde::Serialize;
 
 use masks::{BenchMask, MaskClass};
@@ -49,6 +50,29 @@ struct Args {
     /// `obstacles`: only the obstacles and clearance table).
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
+    /// How "ours cold" plans: `auto` builds each mask's subgoal index when the
+    /// library's rule says it pays (what the library and the plugin do), `index`
+    /// builds it on every mask, `fill` never builds it.
+    #[arg(long, value_enum, default_value_t = PlannerArg::Auto)]
+    planner: PlannerArg,
+}
+
+/// `--planner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PlannerArg {
+    Auto,
+    Index,
+    Fill,
+}
+
+impl PlannerArg {
+    fn policy(self) -> Option<IndexPolicy> {
+        match self {
+            PlannerArg::Auto => Some(IndexPolicy::WhenItPays),
+            PlannerArg::Index => Some(IndexPolicy::Always),
+            PlannerArg::Fill => None,
+        }
+    }
 }
 
 /// How many queries and how much time, by mode.
@@ -336,9 +360,13 @@ fn chart_groups(masks: &[MaskSummary], classes: &[ClassSummary]) -> Vec<chart::G
         .iter()
         .filter(|m| m.class.is_generated() || m.class == MaskClass::MovingAiLarge)
     {
+        let index = match (m.index_build_ms, m.index_bytes_per_pixel) {
+            (Some(ms), Some(b)) => format!("; index {ms:.0} ms, {b:.2} B/px"),
+            _ => "; no index".into(),
+        };
         groups.push(chart::Group {
             label: m.name.clone(),
-            sub: format!("{}x{}", m.width, m.height),
+            sub: format!("{}x{}{index}", m.width, m.height),
             values: values(m),
         });
     }
@@ -411,6 +439,7 @@ fn main() {
             &Method::ALL,
             |m| plan.budget(mask.class, pixels, m),
             plan.floor_reps,
+            args.planner.policy(),
         );
         let (summary, mism) = report::summarise(&run);
         print!("{}", report::mask_table(&summary));

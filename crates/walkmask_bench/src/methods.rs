@@ -10,8 +10,12 @@ use walkmask::{NavGrid, PathResult, PathStatus};
 /// Every method timed by the harness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
-    /// `walkmask::Pathfinder::find_path` on a prepared grid.
+    /// `walkmask::Pathfinder::find_path` on a prepared grid: by the grid's subgoal
+    /// index where the planner built one, else by the fill.
     OursCold,
+    /// `walkmask::Pathfinder::find_path` with `PathOptions::use_index` off: always
+    /// the fill.
+    OursFill,
     /// `walkmask::Pathfinder::find_path` without pulling the path taut (the cost and
     /// the length of the taut finishing step, apart).
     OursNotTaut,
@@ -33,8 +37,9 @@ pub enum Method {
 
 impl Method {
     /// All methods, in table order.
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Method::OursCold,
+        Method::OursFill,
         Method::OursNotTaut,
         Method::OursWarm,
         Method::Seed000,
@@ -49,6 +54,7 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::OursCold => "ours cold",
+            Method::OursFill => "ours cold, fill",
             Method::OursNotTaut => "ours cold, not taut",
             Method::OursWarm => "ours warm",
             Method::Seed000 => "seed-000 ref",
@@ -64,6 +70,7 @@ impl Method {
     pub fn key(self) -> &'static str {
         match self {
             Method::OursCold => "ours_cold",
+            Method::OursFill => "ours_cold_fill",
             Method::OursNotTaut => "ours_cold_not_taut",
             Method::OursWarm => "ours_warm",
             Method::Seed000 => "seed000",

@@ -106,6 +106,15 @@ pub struct MaskSummary {
     pub navgrid_prep_ms: f64,
     /// `grid_pathfinding` grid build, milliseconds.
     pub jps_prep_ms: Option<f64>,
+    /// Subgoals of the mask.
+    pub subgoals: usize,
+    /// Walkable pixels per subgoal (the planner's rule builds an index from
+    /// `walkmask::subgoal::WALKABLE_PIXELS_PER_SUBGOAL`).
+    pub walkable_per_subgoal: Option<f64>,
+    /// `NavGrid::build_index`, milliseconds, when the planner built an index.
+    pub index_build_ms: Option<f64>,
+    /// The index's bytes per mask pixel, when built.
+    pub index_bytes_per_pixel: Option<f64>,
     /// Median `DistanceField::new` (one per start), milliseconds.
     pub warm_field_median_ms: Option<f64>,
     /// Number of warm fields.
@@ -244,6 +253,13 @@ pub fn summarise(run: &MaskRun) -> (MaskSummary, Vec<Mismatch>) {
         },
         navgrid_prep_ms: us(run.navgrid_prep) / 1e3,
         jps_prep_ms: run.jps_prep.map(|d| us(d) / 1e3),
+        subgoals: run.subgoals,
+        walkable_per_subgoal: (run.subgoals > 0)
+            .then(|| run.walkable as f64 / run.subgoals as f64),
+        index_build_ms: run.index.map(|(d, _)| us(d) / 1e3),
+        index_bytes_per_pixel: run
+            .index
+            .map(|(_, b)| b as f64 / (run.width as f64 * run.height as f64)),
         warm_field_median_ms,
         warm_fields: run.fields.len(),
         warm_field_mean_settled: mean(&settled),
@@ -316,6 +332,16 @@ pub fn mask_table(s: &MaskSummary) -> String {
         opt(s.warm_field_mean_settled, 0),
         fmt_us(Some(s.floor_us)),
         opt(s.full_fill_vs_floor, 2),
+    );
+    let _ = writeln!(
+        out,
+        "   index: {} subgoals ({} walkable px each) | {}",
+        s.subgoals,
+        opt(s.walkable_per_subgoal, 1),
+        match (s.index_build_ms, s.index_bytes_per_pixel) {
+            (Some(ms), Some(b)) => format!("built in {ms:.1} ms, {b:.3} bytes per pixel"),
+            _ => "not built: every query fills".into(),
+        }
     );
     let _ = writeln!(
         out,

@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{DistanceField, NavGrid, PathOptions, Pathfinder, Point};
 
 use crate::masks::{BenchMask, Query};
@@ -54,6 +55,11 @@ pub struct MaskRun {
     pub queries: Vec<Query>,
     /// `NavGrid::new` time.
     pub navgrid_prep: Duration,
+    /// Subgoals of the mask (`walkmask::subgoal::count_subgoals`).
+    pub subgoals: usize,
+    /// `NavGrid::build_index` time and the index's bytes, when the planner built
+    /// one.
+    pub index: Option<(Duration, usize)>,
     /// `grid_pathfinding` grid build time (set every blocked cell, then components).
     pub jps_prep: Option<Duration>,
     /// Time of each warm distance field (`DistanceField::new`, one per start).
@@ -124,18 +130,25 @@ fn center(p: (u32, u32)) -> Point {
 }
 
 /// Runs `methods` on `mask`, with `budget(method)` for each, printing progress to
-/// standard error.
+/// standard error. The grid's subgoal index is built first under `planner` (`None`:
+/// not built, every query fills).
 pub fn run_mask(
     mask: &BenchMask,
     methods: &[Method],
     budget: impl Fn(Method) -> Budget,
     floor_reps: usize,
+    planner: Option<IndexPolicy>,
 ) -> MaskRun {
     let sched_start = schedstat();
     let wall_start = Instant::now();
     let t = Instant::now();
     let grid = NavGrid::new(mask.mask.clone(), walkmask::AreaSet::all());
     let navgrid_prep = t.elapsed();
+    let subgoals = walkmask::subgoal::count_subgoals(&grid);
+    let t = Instant::now();
+    let index = planner
+        .and_then(|policy| grid.build_index(policy))
+        .map(|index| (t.elapsed(), index.memory_bytes()));
     let (w, h) = (grid.width(), grid.height());
     let queries = &mask.queries;
     let bitmap = methods::walkable_bitmap(&grid);
@@ -156,6 +169,17 @@ pub fn run_mask(
         let run = match method {
             Method::OursCold => {
                 let mut pf = Pathfinder::new();
+                run_each(method, queries, b, |q| {
+                    pf.find_path(&grid, center(q.start), center(q.goal))
+                        .map(|r| Outcome::of_result(&r))
+                        .unwrap_or(Outcome::unreachable(None))
+                })
+            }
+            Method::OursFill => {
+                let mut pf = Pathfinder::with_options(PathOptions {
+                    use_index: false,
+                    ..PathOptions::default()
+                });
                 run_each(method, queries, b, |q| {
                     pf.find_path(&grid, center(q.start), center(q.goal))
                         .map(|r| Outcome::of_result(&r))
@@ -287,6 +311,8 @@ pub fn run_mask(
         regions: grid.region_count(),
         queries: queries.clone(),
         navgrid_prep,
+        subgoals,
+        index,
         jps_prep,
         fields,
         field_settled,

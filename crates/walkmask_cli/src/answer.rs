@@ -3,13 +3,21 @@
 use std::time::Instant;
 
 use serde::Serialize;
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{NavGrid, PathOptions, PathResult, Pathfinder, Point, QueryError};
 
 /// Which planner answers queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Planner {
-    /// The walkmask planner: straight line first, then a distance fill toward the
-    /// start, trace, simplify and line-of-sight shortcuts.
+    /// The walkmask planner as a game uses it: the mask's subgoal index is built
+    /// once when the library's rule says it pays (most masks but dense noise), and
+    /// queries search it; otherwise they fill.
+    Auto,
+    /// The walkmask planner with the subgoal index built whatever the mask.
+    Index,
+    /// The walkmask planner without the index: straight line first, then a distance
+    /// fill toward the start, trace, simplify, line-of-sight shortcuts and the taut
+    /// step.
     Fill,
     /// Baseline: octile A* over the pixel grid (no straight-line shortcut first),
     /// then the same simplification and shortcuts.
@@ -30,6 +38,19 @@ pub struct Answerer<'g> {
 impl<'g> Answerer<'g> {
     /// An answerer for `grid`.
     pub fn new(grid: &'g NavGrid, planner: Planner, options: PathOptions) -> Self {
+        match planner {
+            Planner::Auto => {
+                grid.build_index(IndexPolicy::WhenItPays);
+            }
+            Planner::Index => {
+                grid.build_index(IndexPolicy::Always);
+            }
+            Planner::Fill | Planner::Astar | Planner::Bfs => {}
+        }
+        let options = PathOptions {
+            use_index: planner != Planner::Fill,
+            ..options
+        };
         Self {
             grid,
             planner,
@@ -42,7 +63,9 @@ impl<'g> Answerer<'g> {
     pub fn answer(&mut self, start: Point, goal: Point) -> (Result<PathResult, QueryError>, f64) {
         let t0 = Instant::now();
         let result = match self.planner {
-            Planner::Fill => self.pathfinder.find_path(self.grid, start, goal),
+            Planner::Auto | Planner::Index | Planner::Fill => {
+                self.pathfinder.find_path(self.grid, start, goal)
+            }
             Planner::Astar => walkmask::baseline::astar(self.grid, start, goal, &self.options),
             Planner::Bfs => walkmask::baseline::frontier_bfs(self.grid, start, goal, &self.options),
         };

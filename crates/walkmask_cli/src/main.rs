@@ -123,8 +123,11 @@ struct MaskArgs {
 /// How queries are answered.
 #[derive(Debug, Args)]
 struct PlannerArgs {
-    /// fill: the walkmask planner. astar, bfs: baseline planners for comparison.
-    #[arg(long, value_enum, default_value_t = Planner::Fill)]
+    /// auto: the walkmask planner, searching the mask's subgoal index where it pays
+    /// (built once per run) and filling elsewhere. index: the same with the index
+    /// built on every mask. fill: the walkmask planner without the index. astar,
+    /// bfs: baseline planners for comparison.
+    #[arg(long, value_enum, default_value_t = Planner::Auto)]
     planner: Planner,
 
     /// Answer "unreachable" instead of snapping a blocked or unreachable
@@ -150,6 +153,7 @@ impl PlannerArgs {
             beautify: !self.no_beautify,
             taut: !self.no_beautify && !self.no_taut,
             grid_steps: false,
+            use_index: true,
         }
     }
 }
