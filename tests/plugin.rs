@@ -793,9 +793,13 @@ fn prepared_grids_get_a_search_index_that_requests_use() {
         let length = |app: &App, walker: Entity| {
             let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[0].clone();
             assert!(path_stays_on(&waypoints, |x, y| room_pixel(x, y) == 1));
-            waypoints.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>()
+            waypoints
+                .windows(2)
+                .map(|w| w[0].distance(w[1]))
+                .sum::<f32>()
         };
-        let ready = |walker: Entity| move |w: &mut World| !w.resource::<Log>().ready(walker).is_empty();
+        let ready =
+            |walker: Entity| move |w: &mut World| !w.resource::<Log>().ready(walker).is_empty();
         let filled = spawn_walker(&mut app, Walker::new(1.0), px(10, 10));
         request(&mut app, filled, px(50, 10));
         run_until(&mut app, 100, ready(filled));

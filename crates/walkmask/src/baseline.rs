@@ -20,32 +20,12 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
+use crate::fill::DIAGONAL;
 use crate::query::{PathOptions, PathResult, QueryError, finish_path, resolve_endpoints, result};
 use crate::{NavGrid, Point};
 
 /// Marks a pixel the search has not reached.
 const NONE: u32 = u32::MAX;
-
-/// The 8-neighbours of padded index `i` that a walker can step to, with whether the
-/// step is diagonal, in a fixed order: west, north, south, east (the order of the
-/// frontier search in seed 002), then north-west, north-east, south-west, south-east.
-fn neighbours(labels: &[u32], pw: usize, i: usize) -> impl Iterator<Item = (usize, bool)> {
-    let open = |n: usize| labels[n] != 0;
-    let (w, e, n, s) = (open(i - 1), open(i + 1), open(i - pw), open(i + pw));
-    [
-        (i - 1, w, false),
-        (i - pw, n, false),
-        (i + pw, s, false),
-        (i + 1, e, false),
-        (i - pw - 1, n && w && open(i - pw - 1), true),
-        (i - pw + 1, n && e && open(i - pw + 1), true),
-        (i + pw - 1, s && w && open(i + pw - 1), true),
-        (i + pw + 1, s && e && open(i + pw + 1), true),
-    ]
-    .into_iter()
-    .filter(|&(_, ok, _)| ok)
-    .map(|(n, _, diagonal)| (n, diagonal))
-}
 
 /// Follows parent links from `to` back to `from` and returns the pixels from `from`
 /// to `to`.
@@ -97,7 +77,6 @@ pub fn frontier_bfs(
         return Ok(PathResult::unreachable(0, started.elapsed()));
     };
     let labels = grid.labels();
-    let pw = grid.padded_width();
     let from = grid.index(ends.start_pixel.0, ends.start_pixel.1);
     let to = grid.index(ends.end_pixel.0, ends.end_pixel.1);
     let mut parent = vec![NONE; labels.len()];
@@ -112,12 +91,12 @@ pub fn frontier_bfs(
             reached = true;
             break;
         }
-        for (n, _) in neighbours(labels, pw, i) {
+        grid.for_each_step(i, |n, _, _, _| {
             if parent[n] == NONE {
                 parent[n] = i as u32;
                 frontier.push_back(n);
             }
-        }
+        });
     }
     if !reached {
         // The endpoints share a region, so this does not happen; answer plainly.
@@ -204,11 +183,11 @@ fn astar_search(grid: &NavGrid, from: usize, to: usize) -> (Option<PixelPath>, u
         if i == to {
             return (Some((walk_back(grid, &parent, from, to), gi)), expanded);
         }
-        for (n, diagonal) in neighbours(labels, pw, i) {
+        grid.for_each_step(i, |n, step, _, _| {
             if closed[n] {
-                continue;
+                return;
             }
-            let cost = if diagonal {
+            let cost = if step == DIAGONAL {
                 std::f64::consts::SQRT_2
             } else {
                 1.0
@@ -223,7 +202,7 @@ fn astar_search(grid: &NavGrid, from: usize, to: usize) -> (Option<PixelPath>, u
                     index: n as u32,
                 });
             }
-        }
+        });
     }
     (None, expanded)
 }

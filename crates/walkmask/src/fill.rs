@@ -14,6 +14,7 @@
 //! every settled distance is exact.
 
 use crate::NavGrid;
+use crate::grid::expand;
 
 /// Cost of a horizontal or vertical step.
 pub const CARDINAL: u32 = 29;
@@ -112,8 +113,7 @@ impl FillScratch {
         source: usize,
         target: Option<usize>,
     ) -> FillOutcome {
-        let labels = grid.labels();
-        self.reset(labels.len());
+        self.reset(grid.open_cells().len());
         if !grid.open(source) {
             return FillOutcome::default();
         }
@@ -182,13 +182,12 @@ impl FillScratch {
     /// bookkeeping at all.
     fn run_full<const OBSTACLES: bool>(&mut self, grid: &NavGrid, source: usize) -> FillOutcome {
         use std::collections::VecDeque;
-        let labels = grid.labels();
-        let empty = crate::obstacles::ObstacleBits::default();
-        let bits = grid.obstacle_bits().unwrap_or(&empty);
+        let open = grid.open_cells();
+        let bits = grid.obstacle_bits();
         let pw = grid.padded_width();
         let dist = &mut self.dist[..];
         let touched = &mut self.touched;
-        assert_eq!(dist.len(), labels.len());
+        assert_eq!(dist.len(), open.len());
         let mut cardinal: VecDeque<(u32, u32)> = std::mem::take(&mut self.cardinal_queue);
         let mut diagonal: VecDeque<(u32, u32)> = std::mem::take(&mut self.diagonal_queue);
         cardinal.clear();
@@ -215,55 +214,22 @@ impl FillScratch {
                 continue;
             }
             settled += 1;
-            // SAFETY: `i` is a walkable pixel, inside the blocked one-pixel border, so
-            // its eight neighbours are in bounds.
-            debug_assert!(i > pw && i + pw + 1 < labels.len());
-            let at = |n: usize| {
-                (unsafe { *labels.get_unchecked(n) } != 0) && (!OBSTACLES || !bits.get(n))
-            };
-            let west = at(i - 1);
-            let east = at(i + 1);
-            let north = at(i - pw);
-            let south = at(i + pw);
-            macro_rules! relax {
-                ($n:expr, $cost:expr, $queue:ident) => {{
-                    let n: usize = $n;
-                    let nd = g + $cost;
-                    // SAFETY: as above.
-                    let old = unsafe { dist.get_unchecked_mut(n) };
-                    if nd < *old {
-                        if *old == UNREACHED {
-                            touched.push(n as u32);
-                        }
-                        *old = nd;
-                        $queue.push_back((n as u32, nd));
+            expand::<OBSTACLES>(open, bits, pw, i, |n, cost, _, _| {
+                let nd = g + cost;
+                // SAFETY: `expand` gives neighbours of an interior pixel, in bounds.
+                let old = unsafe { dist.get_unchecked_mut(n) };
+                if nd < *old {
+                    if *old == UNREACHED {
+                        touched.push(n as u32);
                     }
-                }};
-            }
-            if west {
-                relax!(i - 1, CARDINAL, cardinal);
-            }
-            if east {
-                relax!(i + 1, CARDINAL, cardinal);
-            }
-            if north {
-                relax!(i - pw, CARDINAL, cardinal);
-                if west && at(i - pw - 1) {
-                    relax!(i - pw - 1, DIAGONAL, diagonal);
+                    *old = nd;
+                    if cost == CARDINAL {
+                        cardinal.push_back((n as u32, nd));
+                    } else {
+                        diagonal.push_back((n as u32, nd));
+                    }
                 }
-                if east && at(i - pw + 1) {
-                    relax!(i - pw + 1, DIAGONAL, diagonal);
-                }
-            }
-            if south {
-                relax!(i + pw, CARDINAL, cardinal);
-                if west && at(i + pw - 1) {
-                    relax!(i + pw - 1, DIAGONAL, diagonal);
-                }
-                if east && at(i + pw + 1) {
-                    relax!(i + pw + 1, DIAGONAL, diagonal);
-                }
-            }
+            });
         }
         self.cardinal_queue = cardinal;
         self.diagonal_queue = diagonal;
@@ -281,9 +247,8 @@ impl FillScratch {
         source: usize,
         target: usize,
     ) -> (FillOutcome, usize) {
-        let labels = grid.labels();
-        let empty = crate::obstacles::ObstacleBits::default();
-        let bits = grid.obstacle_bits().unwrap_or(&empty);
+        let open = grid.open_cells();
+        let bits = grid.obstacle_bits();
         let pw = grid.padded_width();
         let (tx, ty) = if TOWARD {
             ((target % pw) as u32, (target / pw) as u32)
@@ -301,7 +266,7 @@ impl FillScratch {
         let dist = &mut self.dist[..];
         let touched = &mut self.touched;
         let buckets = &mut self.buckets[..];
-        assert_eq!(dist.len(), labels.len());
+        assert_eq!(dist.len(), open.len());
         assert_eq!(buckets.len(), BUCKETS);
 
         dist[source] = 0;
@@ -329,67 +294,30 @@ impl FillScratch {
                     reached = true;
                     break 'outer;
                 }
-                // SAFETY: `i` is a walkable pixel, so it is inside the one-pixel
-                // blocked border and all eight neighbours are in bounds.
-                debug_assert!(i > pw && i + pw + 1 < labels.len());
                 // Coordinates only matter for the estimate: one division per pixel.
                 let (x, y) = if TOWARD {
                     ((i % pw) as u32, (i / pw) as u32)
                 } else {
                     (0, 0)
                 };
-                let at = |n: usize| {
-                    (unsafe { *labels.get_unchecked(n) } != 0) && (!OBSTACLES || !bits.get(n))
-                };
-                let west = at(i - 1);
-                let east = at(i + 1);
-                let north = at(i - pw);
-                let south = at(i + pw);
-                macro_rules! relax {
-                    ($n:expr, $dx:expr, $dy:expr, $cost:expr) => {{
-                        let n: usize = $n;
-                        let nd = g + $cost;
-                        // SAFETY: as above, `n` is a neighbour of an interior pixel.
-                        let old = unsafe { dist.get_unchecked_mut(n) };
-                        if nd < *old {
-                            if *old == UNREACHED {
-                                touched.push(n as u32);
-                            }
-                            *old = nd;
-                            let f = nd
-                                + heuristic(x.wrapping_add_signed($dx), y.wrapping_add_signed($dy));
-                            let b = (f & BUCKET_MASK) as usize;
-                            // SAFETY: b < BUCKETS == buckets.len().
-                            unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));
-                            occupied |= 1u128 << b;
-                            pushed += 1;
+                expand::<OBSTACLES>(open, bits, pw, i, |n, cost, dx, dy| {
+                    let nd = g + cost;
+                    // SAFETY: `expand` gives neighbours of an interior pixel, in bounds.
+                    let old = unsafe { dist.get_unchecked_mut(n) };
+                    if nd < *old {
+                        if *old == UNREACHED {
+                            touched.push(n as u32);
                         }
-                    }};
-                }
-                if west {
-                    relax!(i - 1, -1, 0, CARDINAL);
-                }
-                if east {
-                    relax!(i + 1, 1, 0, CARDINAL);
-                }
-                if north {
-                    relax!(i - pw, 0, -1, CARDINAL);
-                    if west && at(i - pw - 1) {
-                        relax!(i - pw - 1, -1, -1, DIAGONAL);
+                        *old = nd;
+                        let f =
+                            nd + heuristic(x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+                        let b = (f & BUCKET_MASK) as usize;
+                        // SAFETY: b < BUCKETS == buckets.len().
+                        unsafe { buckets.get_unchecked_mut(b) }.push((n as u32, nd));
+                        occupied |= 1u128 << b;
+                        pushed += 1;
                     }
-                    if east && at(i - pw + 1) {
-                        relax!(i - pw + 1, 1, -1, DIAGONAL);
-                    }
-                }
-                if south {
-                    relax!(i + pw, 0, 1, CARDINAL);
-                    if west && at(i + pw - 1) {
-                        relax!(i + pw - 1, -1, 1, DIAGONAL);
-                    }
-                    if east && at(i + pw + 1) {
-                        relax!(i + pw + 1, 1, 1, DIAGONAL);
-                    }
-                }
+                });
             }
             occupied &= !(1u128 << slot);
         }
@@ -435,8 +363,9 @@ impl DistanceField {
         })
     }
 
-    /// Like [`DistanceField::new`], reusing `scratch` for the queue (the distances are
-    /// then copied out of `scratch`, which stays ready for the next fill).
+    /// Like [`DistanceField::new`], reusing `scratch`'s queues. The field takes the
+    /// distances `scratch` filled (nothing is copied); `scratch` makes a new
+    /// distance buffer at its next fill.
     pub fn with_scratch(
         grid: &NavGrid,
         source: (u32, u32),
@@ -444,7 +373,7 @@ impl DistanceField {
     ) -> Option<Self> {
         grid.region(source.0, source.1)?;
         let outcome = scratch.fill(grid, grid.index(source.0, source.1), None);
-        let dist = scratch.dist.clone();
+        let dist = std::mem::take(&mut scratch.dist);
         Some(Self {
             grid: grid.clone(),
             source,

@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 use crate::clearance::{ClearanceError, check_radius, min_squared_distance, squared_distances_by};
 use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::snap::EdgeIndex;
-use crate::subgoal::{IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals};
+use crate::subgoal::{
+    IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals,
+};
 use crate::{AreaSet, Point, WalkMask};
 
 /// A [`WalkMask`] prepared for queries with one [`AreaSet`].
@@ -41,6 +43,9 @@ struct Inner {
     clearance: f32,
     /// Padded: `(width + 2) * (height + 2)`, 0 = blocked or border, else region id.
     labels: Vec<u32>,
+    /// Padded like `labels`: 1 = walkable, 0 = blocked or border. The searches' inner
+    /// loops test this, a quarter of the memory traffic of the labels.
+    open: Vec<u8>,
     region_count: u32,
     walkable_count: usize,
     /// Edge pixels by row and by region, for snapping.
@@ -141,6 +146,7 @@ impl NavGrid {
             }
         }
         let edges = EdgeIndex::new(&labels, w, h, region_count);
+        let open = labels.iter().map(|&l| u8::from(l != 0)).collect();
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Self {
             inner: Arc::new(Inner {
@@ -149,6 +155,7 @@ impl NavGrid {
                 areas,
                 clearance,
                 labels,
+                open,
                 region_count,
                 walkable_count,
                 edges,
@@ -214,7 +221,14 @@ impl NavGrid {
     /// obstacle.
     #[inline(always)]
     pub(crate) fn open(&self, i: usize) -> bool {
-        self.inner.labels[i] != 0 && self.obstacles.as_ref().is_none_or(|b| !b.get(i))
+        self.inner.open[i] != 0 && self.obstacles.as_ref().is_none_or(|b| !b.get(i))
+    }
+
+    /// Padded walkability of the mask under the area set and clearance (1 walkable,
+    /// 0 blocked or border), obstacles aside.
+    #[inline]
+    pub(crate) fn open_cells(&self) -> &[u8] {
+        &self.inner.open
     }
 
     /// The obstacle bits, if any.
@@ -230,9 +244,13 @@ impl NavGrid {
         self.inner.id
     }
 
-    /// Bytes held by the region labels and the snapping index.
+    /// Bytes held by the region labels, the walkability bytes and the snapping
+    /// index (about 5 bytes a pixel; the subgoal index is counted apart,
+    /// [`SubgoalGraph::memory_bytes`]).
     pub fn memory_bytes(&self) -> usize {
-        self.inner.labels.capacity() * 4 + self.inner.edges.memory_bytes()
+        self.inner.labels.capacity() * 4
+            + self.inner.open.capacity()
+            + self.inner.edges.memory_bytes()
     }
 
     /// Builds the grid's search index ([`crate::subgoal`]) if `policy` says it pays,
@@ -255,8 +273,7 @@ impl NavGrid {
                 let pays = match policy {
                     IndexPolicy::Always => true,
                     IndexPolicy::WhenItPays => {
-                        count_subgoals(self) * WALKABLE_PIXELS_PER_SUBGOAL
-                            <= self.walkable_count()
+                        count_subgoals(self) * WALKABLE_PIXELS_PER_SUBGOAL <= self.walkable_count()
                     }
                 };
                 pays.then(|| SubgoalGraph::build(self))
@@ -324,51 +341,13 @@ impl NavGrid {
     }
 
     /// Calls `visit(n, cost, dx, dy)` for every pixel a walker can step to from the
-    /// walkable pixel at padded index `i`: the walkable cardinal neighbours (cost
-    /// [`CARDINAL`]) and the diagonal ones whose two side pixels are walkable too
-    /// ([`DIAGONAL`]). `dx`, `dy` give the step's direction.
-    ///
-    /// [`CARDINAL`]: crate::fill::CARDINAL
-    /// [`DIAGONAL`]: crate::fill::DIAGONAL
+    /// walkable pixel at padded index `i` ([`expand`]), obstacles included.
     #[inline(always)]
-    pub(crate) fn for_each_step(&self, i: usize, mut visit: impl FnMut(usize, u32, i32, i32)) {
-        use crate::fill::{CARDINAL, DIAGONAL};
-        let labels = &self.inner.labels[..];
-        let pw = self.padded_width();
-        // A walkable pixel lies inside the blocked one-pixel border, so all eight
-        // neighbours are in bounds.
-        assert!(i > pw && i + pw + 1 < labels.len());
-        let bits = self.obstacle_bits();
-        // SAFETY: checked just above: i - pw - 1 >= 0 and i + pw + 1 < len.
-        let at =
-            |n: usize| (unsafe { *labels.get_unchecked(n) } != 0) && bits.is_none_or(|b| !b.get(n));
-        let west = at(i - 1);
-        let east = at(i + 1);
-        let north = at(i - pw);
-        let south = at(i + pw);
-        if west {
-            visit(i - 1, CARDINAL, -1, 0);
-        }
-        if east {
-            visit(i + 1, CARDINAL, 1, 0);
-        }
-        if north {
-            visit(i - pw, CARDINAL, 0, -1);
-            if west && at(i - pw - 1) {
-                visit(i - pw - 1, DIAGONAL, -1, -1);
-            }
-            if east && at(i - pw + 1) {
-                visit(i - pw + 1, DIAGONAL, 1, -1);
-            }
-        }
-        if south {
-            visit(i + pw, CARDINAL, 0, 1);
-            if west && at(i + pw - 1) {
-                visit(i + pw - 1, DIAGONAL, -1, 1);
-            }
-            if east && at(i + pw + 1) {
-                visit(i + pw + 1, DIAGONAL, 1, 1);
-            }
+    pub(crate) fn for_each_step(&self, i: usize, visit: impl FnMut(usize, u32, i32, i32)) {
+        let (open, pw) = (self.open_cells(), self.padded_width());
+        match self.obstacle_bits() {
+            Some(bits) => expand::<true>(open, Some(bits), pw, i, visit),
+            None => expand::<false>(open, None, pw, i, visit),
         }
     }
 
@@ -435,6 +414,62 @@ impl NavGrid {
             && p.y >= 0.0
             && p.x < self.width() as f32
             && p.y < self.height() as f32
+    }
+}
+
+/// The one move set of every search: calls `visit(n, cost, dx, dy)` for each pixel a
+/// walker can step to from the walkable pixel at padded index `i` of a grid whose
+/// padded walkability is `open` (row width `pw`): the walkable cardinal neighbours
+/// (cost [`CARDINAL`]) and the diagonal ones whose two side pixels are walkable too
+/// ([`DIAGONAL`]), in the order west, east, north, north-west, north-east, south,
+/// south-west, south-east. `(dx, dy)` is the step. With `OBSTACLES`, pixels set in
+/// `bits` are blocked too; without, `bits` is not read.
+///
+/// [`CARDINAL`]: crate::fill::CARDINAL
+/// [`DIAGONAL`]: crate::fill::DIAGONAL
+#[inline(always)]
+pub(crate) fn expand<const OBSTACLES: bool>(
+    open: &[u8],
+    bits: Option<&ObstacleBits>,
+    pw: usize,
+    i: usize,
+    mut visit: impl FnMut(usize, u32, i32, i32),
+) {
+    use crate::fill::{CARDINAL, DIAGONAL};
+    // A walkable pixel lies inside the blocked one-pixel border, so all eight
+    // neighbours are in bounds.
+    assert!(i > pw && i + pw + 1 < open.len());
+    // SAFETY: checked just above: i - pw - 1 >= 0 and i + pw + 1 < len.
+    let at = |n: usize| {
+        (unsafe { *open.get_unchecked(n) } != 0) && (!OBSTACLES || bits.is_none_or(|b| !b.get(n)))
+    };
+    let west = at(i - 1);
+    let east = at(i + 1);
+    let north = at(i - pw);
+    let south = at(i + pw);
+    if west {
+        visit(i - 1, CARDINAL, -1, 0);
+    }
+    if east {
+        visit(i + 1, CARDINAL, 1, 0);
+    }
+    if north {
+        visit(i - pw, CARDINAL, 0, -1);
+        if west && at(i - pw - 1) {
+            visit(i - pw - 1, DIAGONAL, -1, -1);
+        }
+        if east && at(i - pw + 1) {
+            visit(i - pw + 1, DIAGONAL, 1, -1);
+        }
+    }
+    if south {
+        visit(i + pw, CARDINAL, 0, 1);
+        if west && at(i + pw - 1) {
+            visit(i + pw - 1, DIAGONAL, -1, 1);
+        }
+        if east && at(i + pw + 1) {
+            visit(i + pw + 1, DIAGONAL, 1, 1);
+        }
     }
 }
 

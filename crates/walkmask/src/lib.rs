@@ -9,10 +9,12 @@
 //! and a [`Pathfinder`] answers queries with reusable scratch buffers:
 //!
 //! 1. straight line first: when the segment is clear, the path is its two endpoints;
-//! 2. a distance fill over the pixel grid from the destination, stopping as soon as
-//!    the start pixel is settled ([`fill`]);
-//! 3. a trace downhill from the start ([`trace`]), collinear runs dropped
-//!    ([`simplify`]), then line-of-sight shortcuts in both directions ([`smooth`]);
+//! 2. the shortest 8-neighbour path: A* over the grid's subgoal graph when
+//!    [`NavGrid::build_index`] has built one ([`subgoal`]), else a distance fill over
+//!    the pixel grid from the destination, stopping as soon as the start pixel is
+//!    settled ([`fill`]), and a trace downhill from the start ([`trace`]);
+//! 3. collinear runs dropped ([`simplify`]), then line-of-sight shortcuts in both
+//!    directions ([`smooth`]);
 //! 4. the path pulled taut round obstacle corners ([`taut`]).
 //!
 //! Destinations on walls or in other regions snap to the nearest reachable pixel

@@ -129,7 +129,11 @@ enum Cardinal {
 
 impl Cardinal {
     fn horizontal(dx: i8) -> Self {
-        if dx > 0 { Cardinal::East } else { Cardinal::West }
+        if dx > 0 {
+            Cardinal::East
+        } else {
+            Cardinal::West
+        }
     }
 
     fn vertical(dy: i8) -> Self {

@@ -24,23 +24,27 @@ pub(crate) fn trace_downhill(
     }
     out.push(i);
     let (tx, ty) = (toward.0 as f64 + 1.0, toward.1 as f64 + 1.0); // padded coordinates
+    // Padded coordinates of `i`, carried along by each step's (dx, dy).
+    let (mut x, mut y) = ((i % pw) as i64, (i / pw) as i64);
     // Bounded: the distance strictly decreases each step.
     while dist[i] != 0 {
         let d = dist[i];
-        let mut best: Option<(usize, f64)> = None;
-        grid.for_each_step(i, |n, cost, _, _| {
+        let mut best: Option<(usize, i32, i32, f64)> = None;
+        grid.for_each_step(i, |n, cost, dx, dy| {
             let nd = dist[n];
             if nd != UNREACHED && nd + cost == d {
-                let (nx, ny) = ((n % pw) as f64 + 0.5, (n / pw) as f64 + 0.5);
+                let (nx, ny) = ((x + dx as i64) as f64 + 0.5, (y + dy as i64) as f64 + 0.5);
                 let score = (nx - tx).powi(2) + (ny - ty).powi(2);
-                if best.is_none_or(|(_, s)| score < s) {
-                    best = Some((n, score));
+                if best.is_none_or(|(.., s)| score < s) {
+                    best = Some((n, dx, dy, score));
                 }
             }
         });
         match best {
-            Some((n, _)) => {
+            Some((n, dx, dy, _)) => {
                 i = n;
+                x += dx as i64;
+                y += dy as i64;
                 out.push(i);
             }
             // Cannot happen for distances written by the fill; stop rather than loop.

@@ -12,8 +12,8 @@
 mod support;
 
 use proptest::prelude::*;
-use walkmask::subgoal::IndexPolicy;
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{AreaSet, NavGrid, PathStatus, Pathfinder, Point, WalkMask};
 
 use support::cases::{Scenario, scenario};

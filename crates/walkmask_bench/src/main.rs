@@ -25,8 +25,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use walkmask::subgoal::IndexPolicy;
 use serde::Serialize;
+use walkmask::subgoal::IndexPolicy;
 
 use masks::{BenchMask, MaskClass};
 use methods::Method;

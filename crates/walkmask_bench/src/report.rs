@@ -254,8 +254,7 @@ pub fn summarise(run: &MaskRun) -> (MaskSummary, Vec<Mismatch>) {
         navgrid_prep_ms: us(run.navgrid_prep) / 1e3,
         jps_prep_ms: run.jps_prep.map(|d| us(d) / 1e3),
         subgoals: run.subgoals,
-        walkable_per_subgoal: (run.subgoals > 0)
-            .then(|| run.walkable as f64 / run.subgoals as f64),
+        walkable_per_subgoal: (run.subgoals > 0).then(|| run.walkable as f64 / run.subgoals as f64),
         index_build_ms: run.index.map(|(d, _)| us(d) / 1e3),
         index_bytes_per_pixel: run
             .index
