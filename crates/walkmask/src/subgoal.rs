@@ -96,6 +96,8 @@ pub struct SubgoalGraph {
     rank: Vec<u32>,
     /// Padded cell of each subgoal.
     cells: Vec<u32>,
+    /// Padded (x, y) of each subgoal, for costs without divisions.
+    coords: Vec<(u16, u16)>,
     /// `offsets[s]..offsets[s + 1]` index `neighbours` for subgoal `s`.
     offsets: Vec<u32>,
     neighbours: Vec<u32>,
@@ -162,6 +164,12 @@ fn is_corner_cell(labels: &[u32], pw: usize, i: usize) -> bool {
         || (n && e && !open(i - pw + 1))
         || (s && w && !open(i + pw - 1))
         || (s && e && !open(i + pw + 1))
+}
+
+/// Octile cost between two cells given by coordinates.
+#[inline]
+fn octile_between(a: (u16, u16), b: (u16, u16)) -> u32 {
+    octile(a.0.abs_diff(b.0) as u32, a.1.abs_diff(b.1) as u32)
 }
 
 /// Counts the subgoals of `grid` without building anything (one pass over the
@@ -306,6 +314,10 @@ impl SubgoalGraph {
             pw,
             bits,
             rank,
+            coords: cells
+                .iter()
+                .map(|&c| ((c as usize % pw) as u16, (c as usize / pw) as u16))
+                .collect(),
             cells,
             offsets: Vec::new(),
             neighbours: Vec::new(),
@@ -351,7 +363,11 @@ impl SubgoalGraph {
     /// Bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
         (self.bits.capacity() * 8)
-            + (self.rank.capacity() + self.cells.capacity() + self.offsets.capacity()) * 4
+            + (self.rank.capacity()
+                + self.cells.capacity()
+                + self.coords.capacity()
+                + self.offsets.capacity())
+                * 4
             + self.neighbours.capacity() * 4
             + self.rows.memory_bytes()
             + self.columns.memory_bytes()
@@ -559,7 +575,18 @@ impl SubgoalGraph {
                 self.cells[node as usize] as usize
             }
         };
-        let heuristic = |node: u32| self.cost(cell_of(node), g);
+        let (gx, gy) = ((g % self.pw) as u16, (g / self.pw) as u16);
+        let (sx, sy) = ((s % self.pw) as u16, (s / self.pw) as u16);
+        let xy_of = |node: u32| -> (u16, u16) {
+            if node == start_node {
+                (sx, sy)
+            } else if node == goal_node {
+                (gx, gy)
+            } else {
+                self.coords[node as usize]
+            }
+        };
+        let heuristic = |node: u32| octile_between(xy_of(node), (gx, gy));
         let IndexScratch {
             cost,
             parent,
@@ -599,14 +626,14 @@ impl SubgoalGraph {
             }
             *expanded += 1;
             let base = cost[k];
-            let here = cell_of(u);
+            let here = xy_of(u);
             let neighbours: &[u32] = if u == start_node {
                 start_links
             } else {
                 &self.neighbours[self.offsets[k] as usize..self.offsets[k + 1] as usize]
             };
             for &v in neighbours {
-                let c = base + self.cost(here, self.cells[v as usize] as usize);
+                let c = base + octile_between(here, self.coords[v as usize]);
                 relax!(u, v, c);
             }
             if u != start_node && goal_stamp[k] == generation {
@@ -634,7 +661,8 @@ impl SubgoalGraph {
         Some(cost[goal_node as usize])
     }
 
-    /// Octile cost between two padded cells.
+    /// Octile cost between two padded cells (two divisions each: for the ends of a
+    /// query, not the search's inner loop).
     #[inline]
     fn cost(&self, a: usize, b: usize) -> u32 {
         let pw = self.pw;

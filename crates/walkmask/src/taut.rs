@@ -453,12 +453,13 @@ fn pixels_round(x: i64, y: i64) -> [(i64, i64); 4] {
 }
 
 /// Whether pixel `(x, y)` is blocked or outside the mask.
+#[inline]
 fn blocked(grid: &NavGrid, x: i64, y: i64) -> bool {
     x < 0
         || y < 0
         || x >= grid.width() as i64
         || y >= grid.height() as i64
-        || !grid.is_walkable(x as u32, y as u32)
+        || !grid.open((y as usize + 1) * grid.padded_width() + x as usize + 1)
 }
 
 /// The obstacle (8-connected blocked pixels) that turning point `v` wraps, when it
@@ -508,9 +509,20 @@ fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
     let y_lo = a.y.min(v.y).min(b.y).ceil().max(0.0) as i64;
     let y_hi = (a.y.max(v.y).max(b.y).floor() as i64).min(h);
     let edges = [(a, v), (v, b), (b, a)];
+    // Lattice point (x, y) of the mask, 0 <= x <= width and 0 <= y <= height, has its
+    // four pixels inside the padded grid: the one to its north-west is at padded
+    // index y * pw + x.
+    let pw = grid.padded_width();
     let is_corner = |x: i64, y: i64| {
-        let around = pixels_round(x, y).map(|(px, py)| blocked(grid, px, py));
-        around.iter().any(|&b| b) && !around.iter().all(|&b| b)
+        debug_assert!((0..=grid.width() as i64).contains(&x) && (0..=h).contains(&y));
+        let nw = y as usize * pw + x as usize;
+        let open = [
+            grid.open(nw),
+            grid.open(nw + 1),
+            grid.open(nw + pw),
+            grid.open(nw + pw + 1),
+        ];
+        open.iter().any(|&o| o) && !open.iter().all(|&o| o)
     };
     for y in y_lo..=y_hi {
         let yf = y as f64;
