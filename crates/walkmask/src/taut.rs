@@ -140,6 +140,15 @@ fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
             } else if turns_round_its_corner(grid, a, v, b) {
                 out.push(v); // already taut here: the hull would give `v` back
                 out_fresh.push(false);
+            } else if let Some(c) = corner_of_its_pixel(grid, a, v, b) {
+                // The common case, without searching the triangle: `v` sits next to
+                // the obstacle corner it turns round.
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
+                out.push(c);
+                out_fresh.push(false);
+                changed = true;
             } else if let Some(chain) = wrap(grid, a, v, b, corners) {
                 // Hull corners need no second look while their neighbours stay:
                 // each is needed by the hull between them. The point before them
@@ -184,6 +193,47 @@ fn turns_round_its_corner(grid: &NavGrid, a: Point, v: Point, b: Point) -> bool 
         };
         cross(pa, pv, q) * turn > 0.0 && cross(pv, pb, q) * turn > 0.0
     })
+}
+
+/// `v` moved onto a corner of its own pixel (nudged off the obstacle there), when
+/// the path then turns round that obstacle ([`turns_round_its_corner`]), both new
+/// segments are clear and the path gets shorter; the shortest such move.
+///
+/// This is the hull of the triangle `a, v, b` whenever its apex is that corner, found
+/// without searching the triangle: a turning point of a grid path is usually the
+/// pixel diagonal to the convex corner it goes round. Nothing lies between the old
+/// and the new path (the sliver between them is narrower than a pixel and both are
+/// clear), so the path keeps every obstacle on the same side.
+fn corner_of_its_pixel(grid: &NavGrid, a: Point, v: Point, b: Point) -> Option<Point> {
+    let (pa, pv, pb) = (P::of(a), P::of(v), P::of(b));
+    let side = cross(pa, pb, pv);
+    if side == 0.0 {
+        return None;
+    }
+    let (x, y) = ((v.x as f64).floor(), (v.y as f64).floor());
+    let old = distance(a, v) + distance(v, b);
+    let mut best: Option<(f64, Point)> = None;
+    for (cx, cy) in [(x, y), (x + 1.0, y), (x, y + 1.0), (x + 1.0, y + 1.0)] {
+        let c = P { x: cx, y: cy };
+        // Only a corner on v's side of a -> b, or on it, can be the apex.
+        if cross(pa, pb, c) * side < 0.0 {
+            continue;
+        }
+        let Some(n) = nudge(grid, pa, c, pb, side) else {
+            continue;
+        };
+        let new = distance(a, n) + distance(n, b);
+        if new >= old - 1e-6 || best.is_some_and(|(l, _)| l <= new) {
+            continue;
+        }
+        if turns_round_its_corner(grid, a, n, b)
+            && line_of_sight(grid, a, n)
+            && line_of_sight(grid, n, b)
+        {
+            best = Some((new, n));
+        }
+    }
+    best.map(|(_, n)| n)
 }
 
 /// The corners the band from `a` to `b` wraps on `v`'s side, when that way is
