@@ -262,12 +262,14 @@ impl NavGrid {
     /// task pool.
     ///
     /// The index is not built for masks with a side over
-    /// [`crate::subgoal::MAX_SIDE`] pixels.
+    /// [`crate::subgoal::MAX_SIDE`] pixels or 2³¹ pixels in all.
     pub fn build_index(&self, policy: IndexPolicy) -> Option<&SubgoalGraph> {
         self.inner
             .index
             .get_or_init(|| {
-                if self.width() > MAX_SIDE || self.height() > MAX_SIDE {
+                // Subgoal ids keep their top bit free.
+                let pixels = self.width() as u64 * self.height() as u64;
+                if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
                     return None;
                 }
                 let pays = match policy {

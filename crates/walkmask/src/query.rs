@@ -9,7 +9,7 @@ use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
 use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
-use crate::subgoal::IndexScratch;
+use crate::subgoal::{IndexScratch, for_each_corner_path_pixel};
 use crate::taut::tauten;
 use crate::trace::trace_downhill;
 use crate::{DistanceField, NavGrid, Point};
@@ -456,8 +456,8 @@ impl Pathfinder {
         Ok(result(&ends, waypoints, outcome.settled, started))
     }
 
-    /// The pixel chain from the start pixel to the end pixel by the grid's index, in
-    /// `self.pixels`, with the number of subgoals expanded; `None` when the fill must
+    /// The corners of the path from the start pixel to the end pixel by the grid's
+    /// index (straight runs between them), in `self.pixels`, with the number of subgoals expanded; `None` when the fill must
     /// answer (no index, turned off, grid steps, or a chain an obstacle blocks: the
     /// index sees the mask only, and its path, when clear of them, is still the
     /// shortest among them).
@@ -473,7 +473,7 @@ impl Pathfinder {
             ends.end_pixel,
             &mut self.pixels,
         )?;
-        if grid.has_obstacles() && !chain_is_open(grid, &self.pixels) {
+        if grid.has_obstacles() && !corner_path_is_open(grid, &self.pixels) {
             return None;
         }
         Some(self.index_scratch.expanded())
@@ -569,14 +569,20 @@ impl Pathfinder {
     }
 }
 
-/// Whether every pixel of an 8-neighbour chain is walkable on `grid` (obstacles
-/// included) and every diagonal step has both pixels beside it walkable.
-fn chain_is_open(grid: &NavGrid, chain: &[(u32, u32)]) -> bool {
-    chain.iter().all(|&(x, y)| grid.is_walkable(x, y))
-        && chain.windows(2).all(|pair| {
-            let ((ax, ay), (bx, by)) = (pair[0], pair[1]);
-            ax == bx || ay == by || (grid.is_walkable(bx, ay) && grid.is_walkable(ax, by))
-        })
+/// Whether every pixel of a corner path ([`crate::subgoal::SubgoalGraph::shortest_path`])
+/// is walkable on `grid` (obstacles included) and every diagonal step has both
+/// pixels beside it walkable.
+fn corner_path_is_open(grid: &NavGrid, corners: &[(u32, u32)]) -> bool {
+    let mut open = true;
+    let mut last: Option<(u32, u32)> = None;
+    for_each_corner_path_pixel(corners, |(x, y)| {
+        open &= grid.is_walkable(x, y)
+            && last.is_none_or(|(ax, ay)| {
+                ax == x || ay == y || (grid.is_walkable(x, ay) && grid.is_walkable(ax, y))
+            });
+        last = Some((x, y));
+    });
+    open
 }
 
 impl DistanceField {

@@ -7,8 +7,8 @@
 //! are joined when one reaches the other by a straight octile walk (diagonal steps,
 //! then cardinal steps) that meets no other subgoal on the way. A query joins its two
 //! ends to the subgoals they reach the same way and runs A* over this graph, which is
-//! usually thousands of times smaller than the grid; the corner path is then refined
-//! into pixels and handed to the usual finishing steps.
+//! usually thousands of times smaller than the grid; the corner path (straight runs
+//! between turns) goes to the usual finishing steps.
 //!
 //! Distances are exactly those of the fill ([`crate::fill`]): the same 29:41 step
 //! costs and the same rule that a diagonal step needs both pixels beside it open. The
@@ -31,10 +31,11 @@
 //! let index = SubgoalGraph::build(&grid);
 //! assert!(index.subgoal_count() >= 2);
 //! let mut scratch = walkmask::subgoal::IndexScratch::default();
-//! let mut pixels = Vec::new();
-//! let cost = index.shortest_path(&grid, &mut scratch, (2, 2), (28, 2), &mut pixels).unwrap();
-//! assert_eq!(pixels.first(), Some(&(2, 2)));
-//! assert_eq!(pixels.last(), Some(&(28, 2)));
+//! let mut corners = Vec::new();
+//! let cost = index.shortest_path(&grid, &mut scratch, (2, 2), (28, 2), &mut corners).unwrap();
+//! assert_eq!(corners.first(), Some(&(2, 2)));
+//! assert_eq!(corners.last(), Some(&(28, 2)));
+//! assert!(corners.len() > 2); // round the wall's end
 //! assert!(cost > 26 * 29);
 //! assert!(grid.build_index(IndexPolicy::Always).is_some());
 //! ```
@@ -117,6 +118,11 @@ impl std::fmt::Debug for SubgoalGraph {
     }
 }
 
+/// Set on a neighbour id (and a parent link) when the straight walk to it from the
+/// node holding it, diagonal steps first, is open; else the walk from the other end
+/// is.
+const FROM_HERE: u32 = 1 << 31;
+
 /// The 4 diagonal directions as (dx, dy).
 const DIAGONALS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
@@ -164,6 +170,42 @@ fn is_corner_cell(labels: &[u32], pw: usize, i: usize) -> bool {
         || (n && e && !open(i - pw + 1))
         || (s && w && !open(i + pw - 1))
         || (s && e && !open(i + pw + 1))
+}
+
+/// Every pixel of a path given by its corners ([`SubgoalGraph::shortest_path`]):
+/// the straight runs between consecutive corners filled in, each pixel once.
+///
+/// ```
+/// use walkmask::subgoal::corner_path_pixels;
+/// let pixels = corner_path_pixels(&[(0, 0), (2, 2), (4, 2)]);
+/// assert_eq!(pixels, vec![(0, 0), (1, 1), (2, 2), (3, 2), (4, 2)]);
+/// ```
+pub fn corner_path_pixels(corners: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut pixels = Vec::new();
+    for_each_corner_path_pixel(corners, |p| pixels.push(p));
+    pixels
+}
+
+/// Calls `visit` with every pixel of a corner path, in order.
+pub(crate) fn for_each_corner_path_pixel(
+    corners: &[(u32, u32)],
+    mut visit: impl FnMut((u32, u32)),
+) {
+    let Some(&first) = corners.first() else {
+        return;
+    };
+    visit(first);
+    for pair in corners.windows(2) {
+        let ((ax, ay), (bx, by)) = (pair[0], pair[1]);
+        let (dx, dy) = (bx as i64 - ax as i64, by as i64 - ay as i64);
+        let steps = dx.abs().max(dy.abs());
+        for k in 1..=steps {
+            visit((
+                (ax as i64 + dx.signum() * k) as u32,
+                (ay as i64 + dy.signum() * k) as u32,
+            ));
+        }
+    }
 }
 
 /// Octile cost between two cells given by coordinates.
@@ -324,23 +366,28 @@ impl SubgoalGraph {
             rows,
             columns,
         };
+        // (owner << 33 | neighbour << 1 | flag): flag 0 when the walk from the owner,
+        // diagonal steps first, is the one the scan found open; sorted, that entry
+        // comes first and is the one kept.
         let mut pairs: Vec<u64> = Vec::new();
         for (s, &cell) in graph.cells.iter().enumerate() {
             graph.scan(labels, cell as usize, None, &mut |t| {
                 let t = graph.id_of(t) as u64;
-                pairs.push((s as u64) << 32 | t);
-                pairs.push(t << 32 | s as u64);
+                pairs.push((s as u64) << 33 | t << 1);
+                pairs.push(t << 33 | (s as u64) << 1 | 1);
             });
         }
         pairs.sort_unstable();
-        pairs.dedup();
+        pairs.dedup_by_key(|p| *p >> 1);
         let mut offsets = Vec::with_capacity(graph.cells.len() + 1);
         let mut neighbours = Vec::with_capacity(pairs.len());
         offsets.push(0);
         let mut at = 0;
         for s in 0..graph.cells.len() as u64 {
-            while at < pairs.len() && pairs[at] >> 32 == s {
-                neighbours.push(pairs[at] as u32);
+            while at < pairs.len() && pairs[at] >> 33 == s {
+                let t = (pairs[at] >> 1) as u32 & !FROM_HERE;
+                let from_here = if pairs[at] & 1 == 0 { FROM_HERE } else { 0 };
+                neighbours.push(t | from_here);
                 at += 1;
             }
             offsets.push(neighbours.len() as u32);
@@ -510,26 +557,29 @@ impl SubgoalGraph {
     }
 
     /// The shortest path from pixel `start` to pixel `goal` (both walkable, in one
-    /// region of the grid the index was built for, which `grid` must be): its
-    /// pixels, from `start` to `goal`, go in `pixels` (cleared first), and its cost
-    /// in [`crate::fill::CARDINAL`] units is returned. `None` when no path exists.
+    /// region of the grid the index was built for, which `grid` must be). Its
+    /// corners go in `corners` (cleared first): `start`, each pixel where the path
+    /// turns, then `goal`; between two consecutive corners it runs straight, along
+    /// a row, a column or a diagonal ([`corner_path_pixels`] lists every pixel). Its
+    /// cost in [`crate::fill::CARDINAL`] units is returned; `None` when no path
+    /// exists.
     pub fn shortest_path(
         &self,
         grid: &NavGrid,
         scratch: &mut IndexScratch,
         start: (u32, u32),
         goal: (u32, u32),
-        pixels: &mut Vec<(u32, u32)>,
+        corners: &mut Vec<(u32, u32)>,
     ) -> Option<u32> {
         debug_assert_eq!(grid.id(), self.grid_id);
-        pixels.clear();
+        corners.clear();
         let labels = grid.labels();
         let (s, g) = (grid.index(start.0, start.1), grid.index(goal.0, goal.1));
         if labels[s] == 0 || labels[g] == 0 || labels[s] != labels[g] {
             return None;
         }
         if s == g {
-            pixels.push(start);
+            corners.push(start);
             return Some(0);
         }
         let n = self.cells.len();
@@ -537,7 +587,7 @@ impl SubgoalGraph {
         scratch.begin(n + 2);
         let generation = scratch.generation;
         // The goal's links first: a subgoal reached from the goal gets its cost to it.
-        let mut direct = false;
+        let direct_from_goal;
         {
             let IndexScratch {
                 goal_cost,
@@ -552,18 +602,21 @@ impl SubgoalGraph {
             if self.is_subgoal(g) {
                 link(g);
             }
-            direct |= self.scan(labels, g, Some(s), &mut link);
+            direct_from_goal = self.scan(labels, g, Some(s), &mut link);
         }
+        let direct_from_start;
         {
             let links = &mut scratch.start_links;
             if self.is_subgoal(s) {
-                links.push(self.id_of(s));
+                links.push(self.id_of(s) | FROM_HERE);
             }
-            direct |= self.scan(labels, s, Some(g), &mut |t| links.push(self.id_of(t)));
+            direct_from_start = self.scan(labels, s, Some(g), &mut |t| {
+                links.push(self.id_of(t) | FROM_HERE)
+            });
         }
-        if direct {
-            pixels.push(start);
-            self.refine(labels, s, g, pixels);
+        if direct_from_start || direct_from_goal {
+            corners.push(start);
+            self.push_run(s, g, direct_from_start, corners);
             return Some(self.cost(s, g));
         }
         let cell_of = |node: u32| -> usize {
@@ -632,30 +685,34 @@ impl SubgoalGraph {
             } else {
                 &self.neighbours[self.offsets[k] as usize..self.offsets[k + 1] as usize]
             };
-            for &v in neighbours {
+            for &link in neighbours {
+                let v = link & !FROM_HERE;
                 let c = base + octile_between(here, self.coords[v as usize]);
-                relax!(u, v, c);
+                relax!(u | (link & FROM_HERE), v, c);
             }
             if u != start_node && goal_stamp[k] == generation {
+                // The walk to the goal was found from the goal's end.
                 relax!(u, goal_node, base + goal_cost[k]);
             }
         }
         if !found {
             return None;
         }
+        // Parent links carry FROM_HERE: the walk from the parent is the open one.
         nodes.clear();
         let mut at = goal_node;
         while at != start_node {
             nodes.push(at);
             at = parent[at as usize];
+            nodes.push(at);
+            at &= !FROM_HERE;
         }
-        nodes.push(start_node);
-        nodes.reverse();
-        pixels.push(start);
-        for pair in nodes.windows(2) {
-            let (a, b) = (cell_of(pair[0]), cell_of(pair[1]));
+        corners.push(start);
+        for pair in nodes.rchunks_exact(2) {
+            let (link, to) = (pair[1], pair[0]);
+            let (a, b) = (cell_of(link & !FROM_HERE), cell_of(to));
             if a != b {
-                self.refine(labels, a, b, pixels);
+                self.push_run(a, b, link & FROM_HERE != 0, corners);
             }
         }
         Some(cost[goal_node as usize])
@@ -670,55 +727,24 @@ impl SubgoalGraph {
         octile(ax.abs_diff(bx) as u32, ay.abs_diff(by) as u32)
     }
 
-    /// Appends the pixels after `a` up to `b` of a straight octile walk between them:
-    /// diagonal steps first from `a`, or, when that walk is blocked, diagonal steps
-    /// first from `b` (one of the two is open for every pair the graph or a scan
-    /// joins).
-    fn refine(&self, labels: &[u32], a: usize, b: usize, pixels: &mut Vec<(u32, u32)>) {
-        let from = pixels.len();
-        if !self.walk(labels, a, b, pixels) {
-            pixels.truncate(from);
-            let ok = self.walk(labels, b, a, pixels);
-            debug_assert!(ok, "no straight octile walk between joined cells");
-            // The walk from b ends at a: drop a, reverse, and end with b.
-            pixels.pop();
-            pixels[from..].reverse();
-            let pw = self.pw;
-            pixels.push(((b % pw - 1) as u32, (b / pw - 1) as u32));
-        }
-    }
-
-    /// Pushes the pixels after `a` of the walk from `a` to `b`, diagonal steps first;
-    /// false when a step is not open.
-    fn walk(&self, labels: &[u32], a: usize, b: usize, pixels: &mut Vec<(u32, u32)>) -> bool {
-        let pw = self.pw as isize;
-        let (ax, ay, bx, by) = (
-            a as isize % pw,
-            a as isize / pw,
-            b as isize % pw,
-            b as isize / pw,
-        );
+    /// Appends the corners after `a` of the straight octile walk from `a` to `b`
+    /// (padded cells): the bend, if it has one, then `b`. The walk takes its
+    /// diagonal steps first from `a` when `from_a`, else first from `b` (the side
+    /// the scan that joined them found open).
+    fn push_run(&self, a: usize, b: usize, from_a: bool, corners: &mut Vec<(u32, u32)>) {
+        let pw = self.pw as i64;
+        let (ax, ay, bx, by) = (a as i64 % pw, a as i64 / pw, b as i64 % pw, b as i64 / pw);
         let (sx, sy) = ((bx - ax).signum(), (by - ay).signum());
-        let (ex, ey) = ((bx - ax).abs(), (by - ay).abs());
-        let diagonal = ex.min(ey);
-        let open = |n: isize| labels[n as usize] != 0;
-        let mut p = a as isize;
-        let mut push = |p: isize| pixels.push(((p % pw - 1) as u32, (p / pw - 1) as u32));
-        for _ in 0..diagonal {
-            if !(open(p + sx) && open(p + sy * pw) && open(p + sx + sy * pw)) {
-                return false;
-            }
-            p += sx + sy * pw;
-            push(p);
+        let k = (bx - ax).abs().min((by - ay).abs());
+        let bend = if from_a {
+            (ax + sx * k, ay + sy * k)
+        } else {
+            (bx - sx * k, by - sy * k)
+        };
+        let pixel = |(x, y): (i64, i64)| ((x - 1) as u32, (y - 1) as u32);
+        if bend != (ax, ay) && bend != (bx, by) {
+            corners.push(pixel(bend));
         }
-        let step = if ex > ey { sx } else { sy * pw };
-        for _ in diagonal..ex.max(ey) {
-            if !open(p + step) {
-                return false;
-            }
-            p += step;
-            push(p);
-        }
-        true
+        corners.push(pixel((bx, by)));
     }
 }

@@ -1,6 +1,6 @@
 //! The subgoal index against the fill, over random masks of every kind: for pairs of
 //! walkable pixels, the index's cost equals the fill's octile distance exactly, its
-//! pixel chain runs from the start to the goal in legal 8-neighbour steps (a diagonal
+//! corner path, filled in, runs from the start to the goal in legal 8-neighbour steps (a diagonal
 //! step only where both pixels beside it are walkable) whose costs add up to that
 //! distance, and pairs in different regions get no path.
 
@@ -8,7 +8,7 @@ mod support;
 
 use proptest::prelude::*;
 use walkmask::fill::{CARDINAL, DIAGONAL};
-use walkmask::subgoal::{IndexScratch, SubgoalGraph};
+use walkmask::subgoal::{IndexScratch, SubgoalGraph, corner_path_pixels};
 use walkmask::{DistanceField, NavGrid};
 
 use support::Rng;
@@ -70,7 +70,7 @@ fn check(case: &Case, seed: u64) -> Result<(), TestCaseError> {
             }
             prop_assert_eq!(chain.first(), Some(&start));
             prop_assert_eq!(chain.last(), Some(&goal));
-            let walked = chain_cost(&grid, &chain);
+            let walked = chain_cost(&grid, &corner_path_pixels(&chain));
             prop_assert_eq!(
                 walked,
                 Ok(got.unwrap()),
