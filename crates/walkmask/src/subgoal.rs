@@ -224,15 +224,21 @@ pub fn count_subgoals(grid: &NavGrid) -> usize {
         .count()
 }
 
+/// A node's search state; `cost` and `parent` are valid where `stamp` is the
+/// query's generation, and the node is expanded where `closed` is.
+#[derive(Clone, Copy, Default)]
+struct NodeState {
+    stamp: u32,
+    closed: u32,
+    cost: u32,
+    parent: u32,
+}
+
 /// Reusable buffers for [`SubgoalGraph::shortest_path`].
 #[derive(Default)]
 pub struct IndexScratch {
-    /// Best cost per node (subgoals, then start, then goal), valid where
-    /// `stamp == generation`.
-    cost: Vec<u32>,
-    parent: Vec<u32>,
-    stamp: Vec<u32>,
-    closed: Vec<u32>,
+    /// Per node (subgoals, then start, then goal), in one cache line's reach.
+    nodes_state: Vec<NodeState>,
     generation: u32,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
     start_links: Vec<u32>,
@@ -248,7 +254,7 @@ pub struct IndexScratch {
 impl std::fmt::Debug for IndexScratch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IndexScratch")
-            .field("nodes", &self.cost.len())
+            .field("nodes", &self.nodes_state.len())
             .finish()
     }
 }
@@ -261,10 +267,7 @@ impl IndexScratch {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        (self.cost.capacity()
-            + self.parent.capacity()
-            + self.stamp.capacity()
-            + self.closed.capacity()
+        (self.nodes_state.capacity() * 4
             + self.goal_cost.capacity()
             + self.goal_stamp.capacity()
             + self.start_links.capacity()
@@ -274,18 +277,14 @@ impl IndexScratch {
     }
 
     fn begin(&mut self, nodes: usize) {
-        if self.cost.len() < nodes {
-            self.cost.resize(nodes, 0);
-            self.parent.resize(nodes, 0);
-            self.stamp.resize(nodes, 0);
-            self.closed.resize(nodes, 0);
+        if self.nodes_state.len() < nodes {
+            self.nodes_state.resize(nodes, NodeState::default());
             self.goal_cost.resize(nodes, 0);
             self.goal_stamp.resize(nodes, 0);
         }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.stamp.fill(0);
-            self.closed.fill(0);
+            self.nodes_state.fill(NodeState::default());
             self.goal_stamp.fill(0);
             self.generation = 1;
         }
@@ -641,10 +640,7 @@ impl SubgoalGraph {
         };
         let heuristic = |node: u32| octile_between(xy_of(node), (gx, gy));
         let IndexScratch {
-            cost,
-            parent,
-            stamp,
-            closed,
+            nodes_state: state,
             heap,
             start_links,
             goal_cost,
@@ -656,11 +652,11 @@ impl SubgoalGraph {
         macro_rules! relax {
             ($from:expr, $to:expr, $c:expr) => {{
                 let (to, c): (u32, u32) = ($to, $c);
-                let k = to as usize;
-                if stamp[k] != generation || c < cost[k] {
-                    stamp[k] = generation;
-                    cost[k] = c;
-                    parent[k] = $from;
+                let node = &mut state[to as usize];
+                if node.stamp != generation || c < node.cost {
+                    node.stamp = generation;
+                    node.cost = c;
+                    node.parent = $from;
                     heap.push(Reverse((c + heuristic(to), to)));
                 }
             }};
@@ -669,16 +665,16 @@ impl SubgoalGraph {
         let mut found = false;
         while let Some(Reverse((_, u))) = heap.pop() {
             let k = u as usize;
-            if closed[k] == generation {
+            if state[k].closed == generation {
                 continue;
             }
-            closed[k] = generation;
+            state[k].closed = generation;
             if u == goal_node {
                 found = true;
                 break;
             }
             *expanded += 1;
-            let base = cost[k];
+            let base = state[k].cost;
             let here = xy_of(u);
             let neighbours: &[u32] = if u == start_node {
                 start_links
@@ -703,7 +699,7 @@ impl SubgoalGraph {
         let mut at = goal_node;
         while at != start_node {
             nodes.push(at);
-            at = parent[at as usize];
+            at = state[at as usize].parent;
             nodes.push(at);
             at &= !FROM_HERE;
         }
@@ -715,7 +711,7 @@ impl SubgoalGraph {
                 self.push_run(a, b, link & FROM_HERE != 0, corners);
             }
         }
-        Some(cost[goal_node as usize])
+        Some(state[goal_node as usize].cost)
     }
 
     /// Octile cost between two padded cells (two divisions each: for the ends of a
