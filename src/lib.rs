@@ -234,7 +234,7 @@ pub struct WalkmaskPlugin {
     pub answer_timing: AnswerTiming,
     /// Build a subgoal index ([`walkmask::subgoal`]) for each prepared grid, on the
     /// async compute pool, on masks where it pays (default true). Searches then run
-    /// over the index's corners instead of filling pixels: 5 to 10 times faster on
+    /// over the index's corners instead of filling pixels: 4 to 6 times faster on
     /// room masks, with the same path lengths. Building takes about 20 ms for a
     /// 1920 x 1080 room and 75 ms for 3840 x 2160, once per mask and area set;
     /// queries fill until it is ready.

@@ -15,13 +15,13 @@ use crate::report::axis_us;
 pub struct Group {
     /// First label line (the mask).
     pub label: String,
-    /// Second label line (size or count).
+    /// Further label lines (size or count, index build), separated by `\n`.
     pub sub: String,
     /// One value per series, microseconds.
     pub values: Vec<Option<f64>>,
 }
 
-const COLORS: [RGBColor; 9] = [
+const COLORS: [RGBColor; 11] = [
     RGBColor(214, 39, 40),
     RGBColor(255, 127, 14),
     RGBColor(31, 119, 180),
@@ -31,6 +31,8 @@ const COLORS: [RGBColor; 9] = [
     RGBColor(227, 119, 194),
     RGBColor(23, 190, 207),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(40, 40, 40),
 ];
 
 /// Candidate font files, tried in order after `$WALKMASK_BENCH_FONT`.
@@ -91,7 +93,7 @@ pub fn draw(path: &Path, title: &str, series: &[&str], groups: &[Group]) -> Resu
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 26))
             .margin(20)
-            .x_label_area_size(60)
+            .x_label_area_size(85)
             .y_label_area_size(90)
             .build_cartesian_2d(0f64..n, (lo..hi).log_scale())
             .map_err(e)?;
@@ -137,8 +139,14 @@ pub fn draw(path: &Path, title: &str, series: &[&str], groups: &[Group]) -> Resu
             let (x, y) = chart.backend_coord(&(gi as f64 + 0.5, lo));
             root.draw(&Text::new(g.label.clone(), (x, y + 8), style.clone()))
                 .map_err(e)?;
-            root.draw(&Text::new(g.sub.clone(), (x, y + 28), style.clone()))
+            for (k, line) in g.sub.lines().enumerate() {
+                root.draw(&Text::new(
+                    line.to_owned(),
+                    (x, y + 26 + 17 * k as i32),
+                    style.clone(),
+                ))
                 .map_err(e)?;
+            }
         }
         root.present().map_err(e)?;
     }

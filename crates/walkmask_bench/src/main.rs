@@ -361,8 +361,8 @@ fn chart_groups(masks: &[MaskSummary], classes: &[ClassSummary]) -> Vec<chart::G
         .filter(|m| m.class.is_generated() || m.class == MaskClass::MovingAiLarge)
     {
         let index = match (m.index_build_ms, m.index_bytes_per_pixel) {
-            (Some(ms), Some(b)) => format!("; index {ms:.0} ms, {b:.2} B/px"),
-            _ => "; no index".into(),
+            (Some(ms), Some(b)) => format!("\nindex {ms:.0} ms\n{b:.2} B/px"),
+            _ => "\nno index".into(),
         };
         groups.push(chart::Group {
             label: m.name.clone(),

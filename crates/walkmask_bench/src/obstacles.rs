@@ -4,6 +4,7 @@
 //! time to widen the grid.
 
 use std::time::Instant;
+use walkmask::subgoal::IndexPolicy;
 
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 use walkmask::{NavGrid, Pathfinder, Point};
@@ -71,10 +72,10 @@ fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
 pub fn run(quick: bool) {
     let queries = if quick { 100 } else { 400 };
     println!(
-        "\nObstacles and clearance (median per query over the same {queries} clicks; {OBSTACLES} character-sized obstacles; radius {RADIUS} px):"
+        "\nObstacles and clearance (median per query over the same {queries} clicks; {OBSTACLES} character-sized obstacles; radius {RADIUS} px; each grid with its subgoal index, as the plugin prepares it):"
     );
     println!(
-        "| mask | no obstacles | {OBSTACLES} obstacles off the mask (the overlay alone) | among {OBSTACLES} obstacles | widening the grid (once) | on the widened grid |\n|---|---|---|---|---|---|"
+        "| mask | no obstacles | {OBSTACLES} obstacles off the mask (the overlay alone) | among {OBSTACLES} obstacles | widening the grid (once) | its index (once) | on the widened grid |\n|---|---|---|---|---|---|---|"
     );
     let sizes: &[(u32, u32)] = if quick {
         &[(1920, 1080)]
@@ -84,6 +85,7 @@ pub fn run(quick: bool) {
     for &(w, h) in sizes {
         let mask = masks::room(w, h, 7);
         let grid = masks::grid_of(&mask);
+        grid.build_index(IndexPolicy::WhenItPays);
         let mut rng = Rng::new(11);
         let obstacles = characters(&grid, &mut rng);
         let pairs: Vec<(Point, Point)> = (0..queries)
@@ -117,17 +119,21 @@ pub fn run(quick: bool) {
         let wide =
             NavGrid::with_clearance(mask.clone(), grid.areas(), RADIUS).expect("a valid radius");
         let widening = started.elapsed().as_secs_f64() * 1e6;
+        let started = Instant::now();
+        wide.build_index(IndexPolicy::WhenItPays);
+        let indexing = started.elapsed().as_secs_f64() * 1e6;
         let on_wide = time(&pairs, |a, b| {
             std::hint::black_box(pathfinder.find_path(&wide, a, b).ok());
         });
         println!(
-            "| room {w} x {h} | {} | {} ({:.2}x) | {} ({:.2}x) | {} | {} ({:.2}x) |",
+            "| room {w} x {h} | {} | {} ({:.2}x) | {} ({:.2}x) | {} | {} | {} ({:.2}x) |",
             fmt_us(Some(plain)),
             fmt_us(Some(overlay_only)),
             overlay_only / plain,
             fmt_us(Some(among)),
             among / plain,
             fmt_us(Some(widening)),
+            fmt_us(Some(indexing)),
             fmt_us(Some(on_wide)),
             on_wide / plain,
         );
