@@ -409,9 +409,10 @@ impl Pathfinder {
     ///
     /// The straight line is tried first. Otherwise, when the grid has a subgoal index
     /// ([`NavGrid::build_index`]), A* over the index gives the corner path; without
-    /// one, a distance fill runs from the end pixel toward the start and stops once
-    /// the start is settled, and the path is traced downhill. Either way the path is
-    /// then simplified, beautified and pulled taut.
+    /// one, a distance fill runs from one end toward the other and stops once it is
+    /// settled, and the path is traced downhill. Either way the path is then
+    /// simplified, beautified and pulled taut. The way back (`goal` to `start`) is
+    /// the same walk reversed.
     pub fn find_path(
         &mut self,
         grid: &NavGrid,
@@ -430,19 +431,38 @@ impl Pathfinder {
             };
             return Ok(result(&ends, waypoints, 0, started));
         }
-        if let Some(expanded) = self.path_by_index(grid, &ends) {
-            let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
-            return Ok(result(&ends, waypoints, expanded, started));
+        // A walk and its way back are found and finished the same way, from the end
+        // whose pixel has the smaller index to the other, and the way back is that
+        // walk reversed: the two go round every obstacle on the same side and are
+        // equally long. (Grid steps end on a pixel centre and keep their direction.)
+        let backwards = !self.options.grid_steps
+            && grid.index(ends.start_pixel.0, ends.start_pixel.1)
+                > grid.index(ends.end_pixel.0, ends.end_pixel.1);
+        let (first, last, first_pixel, last_pixel) = if backwards {
+            (ends.end, ends.start, ends.end_pixel, ends.start_pixel)
+        } else {
+            (ends.start, ends.end, ends.start_pixel, ends.end_pixel)
+        };
+        let finish = |this: &Self| {
+            let mut waypoints = finish_path(grid, &this.pixels, first, last, &this.options);
+            if backwards {
+                waypoints.reverse();
+            }
+            waypoints
+        };
+        if let Some(expanded) = self.path_by_index(grid, first_pixel, last_pixel) {
+            return Ok(result(&ends, finish(self), expanded, started));
         }
-        let source = grid.index(ends.end_pixel.0, ends.end_pixel.1);
-        let target = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+        // The fill runs from the last pixel toward the first; the trace runs back.
+        let source = grid.index(last_pixel.0, last_pixel.1);
+        let target = grid.index(first_pixel.0, first_pixel.1);
         let outcome = self.scratch.fill(grid, source, Some(target));
         self.chain.clear();
-        let toward = (ends.end.x, ends.end.y);
         if !outcome.reached && grid.has_obstacles() {
             // Obstacles cover the end or cut it off from the start.
             return Ok(self.nearest_reachable(grid, &ends, goal, started));
         }
+        let toward = (last.x, last.y);
         if !outcome.reached
             || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
         {
@@ -452,27 +472,20 @@ impl Pathfinder {
         self.pixels.clear();
         self.pixels
             .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
-        let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
-        Ok(result(&ends, waypoints, outcome.settled, started))
+        Ok(result(&ends, finish(self), outcome.settled, started))
     }
 
-    /// The corners of the path from the start pixel to the end pixel by the grid's
-    /// index (straight runs between them), in `self.pixels`, with the number of subgoals expanded; `None` when the fill must
-    /// answer (no index, turned off, grid steps, or a chain an obstacle blocks: the
-    /// index sees the mask only, and its path, when clear of them, is still the
-    /// shortest among them).
-    fn path_by_index(&mut self, grid: &NavGrid, ends: &Endpoints) -> Option<usize> {
+    /// The corners of the path from pixel `from` to pixel `to` by the grid's index
+    /// (straight runs between them), in `self.pixels`, with the number of subgoals
+    /// expanded; `None` when the fill must answer (no index, turned off, grid steps,
+    /// or a path an obstacle blocks: the index sees the mask only, and its path, when
+    /// clear of them, is still the shortest among them).
+    fn path_by_index(&mut self, grid: &NavGrid, from: (u32, u32), to: (u32, u32)) -> Option<usize> {
         if !self.options.use_index || self.options.grid_steps {
             return None;
         }
         let index = grid.subgoal_index()?;
-        index.shortest_path(
-            grid,
-            &mut self.index_scratch,
-            ends.start_pixel,
-            ends.end_pixel,
-            &mut self.pixels,
-        )?;
+        index.shortest_path(grid, &mut self.index_scratch, from, to, &mut self.pixels)?;
         if grid.has_obstacles() && !corner_path_is_open(grid, &self.pixels) {
             return None;
         }
