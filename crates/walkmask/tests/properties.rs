@@ -194,6 +194,44 @@ fn check_answer(
     }))
 }
 
+/// The walk `r` (checked as `c`) is within 2% of the octile optimum between its end
+/// pixels, plus the offsets of its ends from their pixel centres; the same query
+/// without shortcuts follows octile distances (41/29 for a diagonal step), so it is
+/// within 0.03% of the optimum.
+fn check_near_optimal(
+    grid: &NavGrid,
+    sc: &Scenario,
+    r: &PathResult,
+    c: &Checked,
+) -> Result<(), TestCaseError> {
+    let (_, optimum) =
+        astar_pixels(grid, c.start_pixel, c.end_pixel).expect("the end pixel is reachable");
+    let first = r.waypoints[0];
+    let last = *r.waypoints.last().unwrap();
+    let offsets = centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
+    let bound = 1.02 * (optimum + offsets) + 1.0;
+    prop_assert!(
+        length(&r.waypoints) <= bound,
+        "length {} over bound {} (optimum {})",
+        length(&r.waypoints),
+        bound,
+        optimum
+    );
+    let traced = Pathfinder::with_options(no_beautify())
+        .find_path(grid, sc.start, sc.goal)
+        .unwrap();
+    let tight = optimum * 1.0003 + offsets + 1e-3;
+    prop_assert!(
+        length(&traced.waypoints) <= tight,
+        "traced length {} over {} (optimum {}): {:?}",
+        length(&traced.waypoints),
+        tight,
+        optimum,
+        traced.waypoints
+    );
+    Ok(())
+}
+
 /// A blocked start in the last half pixel of the mask moves to the walkable pixel
 /// nearest to the point itself (not to the point clamped to the last pixel centre).
 #[test]
@@ -290,21 +328,7 @@ proptest! {
         let Some(c) = check_answer(&grid, &sc, &r, "find_path")? else { return Ok(()) };
         let gp = pixel(sc.goal);
         prop_assert_eq!(astar_pixels(&grid, c.start_pixel, gp).is_some(), c.reachable);
-        let (_, optimum) = astar_pixels(&grid, c.start_pixel, c.end_pixel)
-            .expect("the end pixel is reachable");
-        let first = r.waypoints[0];
-        let last = *r.waypoints.last().unwrap();
-        let offsets = centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
-        let bound = 1.02 * (optimum + offsets) + 1.0;
-        prop_assert!(length(&r.waypoints) <= bound,
-            "length {} over bound {} (optimum {})", length(&r.waypoints), bound, optimum);
-        // The traced walk (before shortcuts) follows the fill's octile distances
-        // (41/29 for a diagonal step), so it is within 0.03 % of the optimum.
-        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
-        let tight = optimum * 1.0003 + offsets + 1e-3;
-        prop_assert!(length(&traced.waypoints) <= tight,
-            "traced length {} over {} (optimum {}): {:?}", length(&traced.waypoints), tight, optimum,
-            traced.waypoints);
+        check_near_optimal(&grid, &sc, &r, &c)?;
     }
 
     /// Queries answered by the subgoal index: legal, the same endpoints and status
@@ -321,18 +345,7 @@ proptest! {
         prop_assert_eq!(r.status, fill.status);
         prop_assert_eq!(r.waypoints.first(), fill.waypoints.first());
         prop_assert_eq!(r.waypoints.last(), fill.waypoints.last());
-        let (_, optimum) = astar_pixels(&grid, c.start_pixel, c.end_pixel).unwrap();
-        let first = r.waypoints[0];
-        let last = *r.waypoints.last().unwrap();
-        let offsets = centre_dist(first, c.start_pixel) + centre_dist(last, c.end_pixel);
-        let bound = 1.02 * (optimum + offsets) + 1.0;
-        prop_assert!(length(&r.waypoints) <= bound,
-            "length {} over bound {} (optimum {})", length(&r.waypoints), bound, optimum);
-        let traced = Pathfinder::with_options(no_beautify()).find_path(&grid, sc.start, sc.goal).unwrap();
-        let tight = optimum * 1.0003 + offsets + 1e-3;
-        prop_assert!(length(&traced.waypoints) <= tight,
-            "index walk {} over {} (optimum {}): {:?}", length(&traced.waypoints), tight, optimum,
-            traced.waypoints);
+        check_near_optimal(&grid, &sc, &r, &c)?;
     }
 
     /// The baselines give legal walks with the same endpoints and status; A*'s walk

@@ -167,30 +167,19 @@ pub fn run_mask(
         let b = budget(method);
         eprint!("  {:<22}", method.name());
         let run = match method {
-            Method::OursCold => {
-                let mut pf = Pathfinder::new();
-                run_each(method, queries, b, |q| {
-                    pf.find_path(&grid, center(q.start), center(q.goal))
-                        .map(|r| Outcome::of_result(&r))
-                        .unwrap_or(Outcome::unreachable(None))
-                })
-            }
-            Method::OursFill => {
-                let mut pf = Pathfinder::with_options(PathOptions {
-                    use_index: false,
-                    ..PathOptions::default()
-                });
-                run_each(method, queries, b, |q| {
-                    pf.find_path(&grid, center(q.start), center(q.goal))
-                        .map(|r| Outcome::of_result(&r))
-                        .unwrap_or(Outcome::unreachable(None))
-                })
-            }
-            Method::OursNotTaut => {
-                let mut pf = Pathfinder::with_options(PathOptions {
-                    taut: false,
-                    ..PathOptions::default()
-                });
+            Method::OursCold | Method::OursFill | Method::OursNotTaut => {
+                let options = match method {
+                    Method::OursFill => PathOptions {
+                        use_index: false,
+                        ..PathOptions::default()
+                    },
+                    Method::OursNotTaut => PathOptions {
+                        taut: false,
+                        ..PathOptions::default()
+                    },
+                    _ => PathOptions::default(),
+                };
+                let mut pf = Pathfinder::with_options(options);
                 run_each(method, queries, b, |q| {
                     pf.find_path(&grid, center(q.start), center(q.goal))
                         .map(|r| Outcome::of_result(&r))
