@@ -11,6 +11,7 @@
 //! with ours-cold on reachability, and checks the performance goals. Numbers are
 //! printed, never asserted.
 
+mod anyangle;
 mod chart;
 mod masks;
 mod methods;
@@ -47,7 +48,8 @@ struct Args {
     #[arg(long, value_name = "FILE.png")]
     chart: Option<PathBuf>,
     /// Only masks whose name contains this text (`snapping`: only the snapping table;
-    /// `obstacles`: only the obstacles and clearance table).
+    /// `obstacles`: only the obstacles and clearance table; `anyangle`: only the
+    /// lengths against the any-angle optimum).
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
     /// How "ours cold" plans: `auto` builds each mask's subgoal index when the
@@ -468,6 +470,14 @@ fn main() {
         .is_none_or(|f| "obstacles".contains(f.as_str()))
     {
         obstacles::run(args.quick);
+    }
+    // About 11 minutes in full mode, so there only on request; in quick mode always.
+    let anyangle = match &args.filter {
+        Some(f) => "anyangle".contains(f.as_str()),
+        None => args.quick,
+    };
+    if anyangle {
+        anyangle::run(args.quick);
     }
     let total = started.elapsed().as_secs_f64();
     let load_end = runner::load_average();
