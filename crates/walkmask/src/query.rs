@@ -301,7 +301,8 @@ fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), Quer
 }
 
 /// Builds the final waypoints from a pixel chain running from the start pixel to the
-/// end pixel: pixel centres, collinear runs dropped, the exact start and end points
+/// end pixel (8-neighbour steps, or corners joined by straight runs as the subgoal
+/// index gives them): pixel centres, collinear runs dropped, the exact start and end points
 /// put at the ends, then beautified and pulled taut (as `options` say). With
 /// [`PathOptions::grid_steps`] it is the exact start then the pixel centres, ending
 /// at the end pixel's centre.
