@@ -163,8 +163,8 @@ struct Ray {
 
 /// The padded cells a walkable cell is a subgoal for: a walkable cell with a blocked
 /// diagonal neighbour whose two shared neighbours are open.
-fn is_corner_cell(labels: &[u32], pw: usize, i: usize) -> bool {
-    let open = |n: usize| labels[n] != 0;
+fn is_corner_cell(cells: &[u8], pw: usize, i: usize) -> bool {
+    let open = |n: usize| cells[n] != 0;
     let (w, e, n, s) = (open(i - 1), open(i + 1), open(i - pw), open(i + pw));
     (n && w && !open(i - pw - 1))
         || (n && e && !open(i - pw + 1))
@@ -214,13 +214,13 @@ fn octile_between(a: (u16, u16), b: (u16, u16)) -> u32 {
     octile(a.0.abs_diff(b.0) as u32, a.1.abs_diff(b.1) as u32)
 }
 
-/// Counts the subgoals of `grid` without building anything (one pass over the
-/// labels).
+/// Counts the subgoals of `grid` without building anything (one pass over its
+/// walkability).
 pub fn count_subgoals(grid: &NavGrid) -> usize {
-    let labels = grid.labels();
+    let open = grid.open_cells();
     let pw = grid.padded_width();
-    (pw..labels.len() - pw)
-        .filter(|&i| labels[i] != 0 && is_corner_cell(labels, pw, i))
+    (pw..open.len() - pw)
+        .filter(|&i| open[i] != 0 && is_corner_cell(open, pw, i))
         .count()
 }
 
@@ -304,13 +304,13 @@ impl SubgoalGraph {
     /// checks it first.
     pub fn build(grid: &NavGrid) -> Self {
         assert!(grid.width() <= MAX_SIDE && grid.height() <= MAX_SIDE);
-        let labels = grid.labels();
+        let open = grid.open_cells();
         let pw = grid.padded_width();
-        let ph = labels.len() / pw;
-        let mut bits = vec![0u64; labels.len().div_ceil(64)];
+        let ph = open.len() / pw;
+        let mut bits = vec![0u64; open.len().div_ceil(64)];
         let mut cells = Vec::new();
-        for i in pw..labels.len() - pw {
-            if labels[i] != 0 && is_corner_cell(labels, pw, i) {
+        for i in pw..open.len() - pw {
+            if open[i] != 0 && is_corner_cell(open, pw, i) {
                 bits[i / 64] |= 1 << (i % 64);
                 cells.push(i as u32);
             }
@@ -322,12 +322,10 @@ impl SubgoalGraph {
             before += word.count_ones();
         }
         let is_stop = |i: usize, step: usize| {
-            let open = labels[i] != 0;
-            if open {
+            if open[i] != 0 {
                 bits[i / 64] >> (i % 64) & 1 == 1
             } else {
-                (i >= step && labels[i - step] != 0)
-                    || labels.get(i + step).is_some_and(|&l| l != 0)
+                (i >= step && open[i - step] != 0) || open.get(i + step).is_some_and(|&o| o != 0)
             }
         };
         let mut rows = Stops::default();
@@ -370,7 +368,7 @@ impl SubgoalGraph {
         // comes first and is the one kept.
         let mut pairs: Vec<u64> = Vec::new();
         for (s, &cell) in graph.cells.iter().enumerate() {
-            graph.scan(labels, cell as usize, None, &mut |t| {
+            graph.scan(open, cell as usize, None, &mut |t| {
                 let t = graph.id_of(t) as u64;
                 pairs.push((s as u64) << 33 | t << 1);
                 pairs.push(t << 33 | (s as u64) << 1 | 1);
@@ -437,7 +435,7 @@ impl SubgoalGraph {
 
     /// Walks from open cell `i` in direction `dir` up to the first blocked cell or
     /// subgoal.
-    fn ray(&self, labels: &[u32], i: usize, dir: Cardinal) -> Ray {
+    fn ray(&self, open: &[u8], i: usize, dir: Cardinal) -> Ray {
         let pw = self.pw;
         let (x, y) = (i % pw, i / pw);
         let (line, at, forward, step) = match dir {
@@ -458,13 +456,13 @@ impl SubgoalGraph {
         let distance = stop.unwrap_or_else(|| match dir {
             Cardinal::East => pw - 1 - x,
             Cardinal::West => x,
-            Cardinal::South => labels.len() / pw - 1 - y,
+            Cardinal::South => open.len() / pw - 1 - y,
             Cardinal::North => y,
         });
         let end = (i as isize + step * distance as isize) as usize;
         Ray {
             free: distance as u32 - 1,
-            subgoal: (labels[end] != 0).then_some(end),
+            subgoal: (open[end] != 0).then_some(end),
         }
     }
 
@@ -473,7 +471,7 @@ impl SubgoalGraph {
     /// returns whether `target` is reached that way too.
     fn scan(
         &self,
-        labels: &[u32],
+        cells: &[u8],
         s: usize,
         target: Option<usize>,
         found: &mut impl FnMut(usize),
@@ -508,7 +506,7 @@ impl SubgoalGraph {
         .into_iter()
         .enumerate()
         {
-            let ray = self.ray(labels, s, dir);
+            let ray = self.ray(cells, s, dir);
             reach[k] = ray.free as i64;
             if let Some(g) = ray.subgoal {
                 found(g);
@@ -523,7 +521,7 @@ impl SubgoalGraph {
             let (sx, sy) = (dx as isize, dy as isize * pw);
             let mut p = s as isize;
             loop {
-                let open = |n: isize| labels[n as usize] != 0;
+                let open = |n: isize| cells[n as usize] != 0;
                 if !(open(p + sx) && open(p + sy) && open(p + sx + sy)) {
                     break;
                 }
@@ -539,7 +537,7 @@ impl SubgoalGraph {
                     if *max < 0 {
                         continue;
                     }
-                    let ray = self.ray(labels, pu, dir);
+                    let ray = self.ray(cells, pu, dir);
                     let j = ray.free as i64;
                     reached |= on_ray(pu, dir, j.min(*max));
                     if let Some(g) = ray.subgoal
@@ -572,7 +570,7 @@ impl SubgoalGraph {
     ) -> Option<u32> {
         debug_assert_eq!(grid.id(), self.grid_id);
         corners.clear();
-        let labels = grid.labels();
+        let (labels, open) = (grid.labels(), grid.open_cells());
         let (s, g) = (grid.index(start.0, start.1), grid.index(goal.0, goal.1));
         if labels[s] == 0 || labels[g] == 0 || labels[s] != labels[g] {
             return None;
@@ -601,7 +599,7 @@ impl SubgoalGraph {
             if self.is_subgoal(g) {
                 link(g);
             }
-            direct_from_goal = self.scan(labels, g, Some(s), &mut link);
+            direct_from_goal = self.scan(open, g, Some(s), &mut link);
         }
         let direct_from_start;
         {
@@ -609,7 +607,7 @@ impl SubgoalGraph {
             if self.is_subgoal(s) {
                 links.push(self.id_of(s) | FROM_HERE);
             }
-            direct_from_start = self.scan(labels, s, Some(g), &mut |t| {
+            direct_from_start = self.scan(open, s, Some(g), &mut |t| {
                 links.push(self.id_of(t) | FROM_HERE)
             });
         }
