@@ -288,11 +288,6 @@ impl NavGrid {
         self.inner.index.get().and_then(Option::as_ref)
     }
 
-    /// Whether [`NavGrid::build_index`] has run (whatever it decided).
-    pub fn index_decided(&self) -> bool {
-        self.inner.index.get().is_some()
-    }
-
     /// The edge pixels, for snapping.
     pub(crate) fn edges(&self) -> &EdgeIndex {
         &self.inner.edges
