@@ -509,7 +509,7 @@ fn blocked(grid: &NavGrid, x: i64, y: i64) -> bool {
         || y < 0
         || x >= grid.width() as i64
         || y >= grid.height() as i64
-        || !grid.open((y as usize + 1) * grid.padded_width() + x as usize + 1)
+        || !grid.open(grid.index(x as u32, y as u32))
 }
 
 /// The obstacle (8-connected blocked pixels) that turning point `v` wraps, when it
