@@ -100,7 +100,7 @@ fn main() {
         })
         .insert_resource(ClickToWalk {
             enabled: false,
-            input: ClickInput::default(),
+            ..ClickToWalk::new(ClickInput::default())
         })
         .add_systems(Update, run_script.before(WalkmaskSystems::Plan));
     }

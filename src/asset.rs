@@ -250,18 +250,51 @@ pub enum WalkMaskLoadError {
 /// explicitly) as [`WalkMask`] assets, decoding with
 /// [`walkmask::WalkMask::decode_with_limits`] and the rule in [`WalkMaskLoaderSettings`].
 ///
-/// The compound extensions `walk.png` (walk masks) and `scale.png` (scale maps,
-/// [`ScaleMap`](crate::ScaleMap)) keep the loader from competing with Bevy's image
-/// loader for ordinary `.png` files; a typed load (`asset_server.load::<WalkMask>(..)`)
-/// picks this loader for any file name.
+/// The compound extension `walk.png` keeps the loader from competing with Bevy's
+/// image loader for ordinary `.png` files; a typed load
+/// (`asset_server.load::<WalkMask>(..)`) picks a loader of `WalkMask` for any file
+/// name. Scale maps (`scale.png`) have their own loader, [`ScaleMapLoader`].
 ///
 /// ```
 /// use bevy::asset::AssetLoader;
 /// use bevy_walkmask::WalkMaskLoader;
-/// assert_eq!(WalkMaskLoader.extensions(), &["walk.png", "scale.png"]);
+/// assert_eq!(WalkMaskLoader.extensions(), &["walk.png"]);
 /// ```
 #[derive(Default, TypePath)]
 pub struct WalkMaskLoader;
+
+/// Reads a mask file with `rule` within `limits`.
+async fn read_mask(
+    reader: &mut dyn Reader,
+    rule: &walkmask::DecodeRule,
+    limits: walkmask::MaskLimits,
+    load_context: &LoadContext<'_>,
+) -> Result<WalkMask, WalkMaskLoadError> {
+    use bevy::tasks::futures_lite::AsyncReadExt;
+    let path = load_context.path().to_string();
+    // Read one byte past the limit to tell a file of exactly the limit from a
+    // longer one; a source that never ends stops there.
+    let mut bytes = Vec::new();
+    AsyncReadExt::take(&mut *reader, limits.max_alloc_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(|source| WalkMaskLoadError::Io {
+            path: path.clone(),
+            source,
+        })?;
+    if bytes.len() as u64 > limits.max_alloc_bytes {
+        return Err(WalkMaskLoadError::Decode {
+            source: walkmask::MaskError::FileTooLarge {
+                path: path.clone(),
+                limit: limits.max_alloc_bytes,
+            },
+            path,
+        });
+    }
+    let mask = walkmask::WalkMask::decode_with_limits(&bytes, rule, &limits)
+        .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
+    Ok(WalkMask::new(mask))
+}
 
 impl AssetLoader for WalkMaskLoader {
     type Asset = WalkMask;
@@ -274,35 +307,67 @@ impl AssetLoader for WalkMaskLoader {
         settings: &Self::Settings,
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
-        use bevy::tasks::futures_lite::AsyncReadExt;
-        let path = load_context.path().to_string();
-        let limits = settings.limits();
-        // Read one byte past the limit to tell a file of exactly the limit from a
-        // longer one; a source that never ends stops there.
-        let mut bytes = Vec::new();
-        AsyncReadExt::take(&mut *reader, limits.max_alloc_bytes.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(|source| WalkMaskLoadError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        if bytes.len() as u64 > limits.max_alloc_bytes {
-            return Err(WalkMaskLoadError::Decode {
-                source: walkmask::MaskError::FileTooLarge {
-                    path: path.clone(),
-                    limit: limits.max_alloc_bytes,
-                },
-                path,
-            });
-        }
-        let mask = walkmask::WalkMask::decode_with_limits(&bytes, &settings.rule, &limits)
-            .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
-        Ok(WalkMask::new(mask))
+        read_mask(reader, &settings.rule, settings.limits(), load_context).await
     }
 
     fn extensions(&self) -> &[&str] {
-        // `scale.png`: greyscale scale maps (`ScaleMap`), read like masks.
-        &["walk.png", "scale.png"]
+        &["walk.png"]
+    }
+}
+
+/// Settings of [`ScaleMapLoader`]: as [`WalkMaskLoaderSettings`], but the default
+/// rule is [`walkmask::DecodeRule::Indexed`] (grey level = value), which is what a
+/// [`ScaleMap`](crate::ScaleMap) reads.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(default)]
+pub struct ScaleMapLoaderSettings {
+    /// The decoding rule; default [`walkmask::DecodeRule::Indexed`].
+    pub rule: walkmask::DecodeRule,
+    /// See [`WalkMaskLoaderSettings::max_alloc_bytes`].
+    pub max_alloc_bytes: Option<u64>,
+}
+
+impl Default for ScaleMapLoaderSettings {
+    fn default() -> Self {
+        Self {
+            rule: walkmask::DecodeRule::Indexed,
+            max_alloc_bytes: None,
+        }
+    }
+}
+
+/// Loads `*.scale.png` greyscale scale maps ([`ScaleMap`](crate::ScaleMap)) as
+/// [`WalkMask`] assets whose area ids are the grey levels, with no `.meta` file
+/// needed (a `.meta` file naming [`WalkMaskLoader`] still decides for itself).
+///
+/// ```
+/// use bevy::asset::AssetLoader;
+/// use bevy_walkmask::asset::ScaleMapLoader;
+/// assert_eq!(ScaleMapLoader.extensions(), &["scale.png"]);
+/// ```
+#[derive(Default, TypePath)]
+pub struct ScaleMapLoader;
+
+impl AssetLoader for ScaleMapLoader {
+    type Asset = WalkMask;
+    type Settings = ScaleMapLoaderSettings;
+    type Error = WalkMaskLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        settings: &Self::Settings,
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<Self::Asset, Self::Error> {
+        let limits = WalkMaskLoaderSettings {
+            rule: settings.rule.clone(),
+            max_alloc_bytes: settings.max_alloc_bytes,
+        }
+        .limits();
+        read_mask(reader, &settings.rule, limits, load_context).await
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["scale.png"]
     }
 }

@@ -104,8 +104,16 @@ pub(crate) fn aim_chasers(
         if aim == Some(&now) {
             continue;
         }
-        commands.entity(entity).insert(now);
+        commands.entity(entity).try_insert(now);
         let request = WalkRequest::new(entity, target);
         commands.queue(move |world: &mut World| accept_shared_request(world, request));
+    }
+}
+
+/// A walker that stops chasing forgets where it last aimed, so that chasing again
+/// sends it at once.
+pub(crate) fn forget_aim(removed: On<Remove, WalkChase>, mut commands: Commands) {
+    if let Ok(mut entity) = commands.get_entity(removed.entity) {
+        entity.try_remove::<ChaseAim>();
     }
 }

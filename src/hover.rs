@@ -25,6 +25,7 @@ use crate::plan::grid_cache::GridKey;
 use crate::plan::job::{Rooms, current_basis, walk_query};
 use crate::plan::worker::{InFlight, PlanOutput, Planner};
 use crate::room::{RoomLookup, room_of};
+use crate::tuning::WalkTuning;
 use crate::walker::{Player, WalkState, Walker};
 
 /// What a click at the pointer would do for the player: read it every frame to show
@@ -130,10 +131,15 @@ pub(crate) struct HoverWork {
     waiting: Option<(HoverKey, u32)>,
 }
 
-/// A query is started for a hover point once its key (pointer pixel, walker pixel,
-/// grid, obstacles) has stayed the same this many frames: a pointer sweeping across
-/// the room starts none, one that rests gets its answer a frame or two later.
-const REST_FRAMES: u32 = 2;
+impl HoverKey {
+    /// The same place: pointer pixel, walker pixel and grid, whatever the obstacles
+    /// did (they move every frame while a solid character walks; a pointer resting
+    /// there must still get its answer).
+    fn same_place(&self, other: &HoverKey) -> bool {
+        (self.walker, self.grid, self.walker_pixel, self.goal)
+            == (other.walker, other.grid, other.walker_pixel, other.goal)
+    }
+}
 
 /// Writes the hover point from the cursor.
 pub(crate) fn follow_cursor(
@@ -170,8 +176,16 @@ pub(crate) fn answer_hover(
     masks: Res<Assets<WalkMask>>,
     planner: Res<Planner>,
     layout: Res<ObstacleLayout>,
+    tuning: Res<WalkTuning>,
 ) {
     let work = &mut *work;
+    if !tuning.hover {
+        work.answered = None;
+        work.query = None;
+        work.waiting = None;
+        set_answer(&mut hover, None);
+        return;
+    }
     // A finished query answers its point, even if the pointer has moved on.
     if let Some((key, point, task, _)) = work.query.as_mut()
         && let Some(output) = check_ready(task)
@@ -262,15 +276,17 @@ pub(crate) fn answer_hover(
             return;
         }
     }
-    // 2. One query at a time on the pool, for a point the pointer rests on.
+    // 2. One query at a time on the pool, for a point the pointer rests on (a query
+    // for the same place with older obstacles is answered, then asked again).
+    let rest_frames = tuning.hover_rest_frames;
     let rested = match &mut work.waiting {
-        Some((waiting, frames)) if *waiting == key => {
+        Some((waiting, frames)) if waiting.same_place(&key) => {
             *frames += 1;
-            *frames >= REST_FRAMES
+            *frames >= rest_frames
         }
         _ => {
             work.waiting = Some((key, 1));
-            REST_FRAMES <= 1
+            rest_frames <= 1
         }
     };
     if rested && work.query.is_none() {

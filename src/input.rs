@@ -68,6 +68,42 @@ pub struct ClickToWalk {
     pub enabled: bool,
     /// Where clicks come from.
     pub input: ClickInput,
+    /// Press and hold: while the left button stays pressed after a press on a room
+    /// (for longer than [`hold_delay`](Self::hold_delay)), the players walk toward
+    /// the cursor, sent again each time it moves (default true). Needs a window and
+    /// `InputPlugin`; with [`ClickInput::Picking`] the press must hit the room, as a
+    /// click must.
+    pub hold_to_walk: bool,
+    /// Seconds the button must be held before the players follow the cursor
+    /// (default 0.2): a quick click is only a click.
+    pub hold_delay: f32,
+}
+
+impl ClickToWalk {
+    /// Clicks from `input` (enabled unless [`ClickInput::Off`]), press and hold on.
+    ///
+    /// ```
+    /// use bevy_walkmask::{ClickInput, ClickToWalk};
+    /// let clicks = ClickToWalk::new(ClickInput::Cursor);
+    /// assert!(clicks.enabled && clicks.hold_to_walk);
+    /// ```
+    pub fn new(input: ClickInput) -> Self {
+        Self {
+            enabled: input != ClickInput::Off,
+            input,
+            hold_to_walk: true,
+            hold_delay: 0.2,
+        }
+    }
+}
+
+/// A press on a room that may become a hold (see [`ClickToWalk::hold_to_walk`]).
+#[derive(Resource, Default, Debug)]
+pub(crate) struct HeldPress {
+    /// The room pressed and when (elapsed seconds), while the button is down.
+    pressed: Option<(Entity, f32)>,
+    /// Where the players were last sent during this hold.
+    sent: Option<Vec2>,
 }
 
 /// Marker for the camera whose view is clicked with [`ClickInput::Cursor`]. Optional:
@@ -218,6 +254,8 @@ pub(crate) fn walk_to_cursor_click(
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
     mut requests: MessageWriter<WalkRequest>,
+    mut held: ResMut<HeldPress>,
+    time: Res<Time>,
 ) {
     if !settings.enabled
         || settings.input != ClickInput::Cursor
@@ -229,6 +267,10 @@ pub(crate) fn walk_to_cursor_click(
         return;
     };
     if let RoomLookup::Found(room) = room_of(None, target, rooms.iter(), &masks) {
+        *held = HeldPress {
+            pressed: Some((room, time.elapsed_secs())),
+            sent: Some(target),
+        };
         walk_players_in(
             room,
             target,
@@ -239,4 +281,72 @@ pub(crate) fn walk_to_cursor_click(
             &mut requests,
         );
     }
+}
+
+/// With [`ClickToWalk::hold_to_walk`], a primary-button press on a room starts a hold.
+#[cfg(feature = "picking")]
+pub(crate) fn hold_pressed_room(
+    press: On<bevy::picking::events::Pointer<bevy::picking::events::Press>>,
+    settings: Res<ClickToWalk>,
+    rooms: Rooms,
+    mut held: ResMut<HeldPress>,
+    time: Res<Time>,
+) {
+    if settings.enabled
+        && settings.input == ClickInput::Picking
+        && press.event.button == bevy::picking::pointer::PointerButton::Primary
+        && rooms.get(press.entity).is_ok()
+    {
+        *held = HeldPress {
+            pressed: Some((press.entity, time.elapsed_secs())),
+            sent: press.event.hit.position.map(|p| p.truncate()),
+        };
+    }
+}
+
+/// Press and hold (see [`ClickToWalk::hold_to_walk`]): while the left button stays
+/// down after a press on a room, the players in that room walk toward the cursor.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walk_while_held(
+    buttons: Res<ButtonInput<MouseButton>>,
+    settings: Res<ClickToWalk>,
+    windows: Query<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
+    players: Players,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    mut requests: MessageWriter<WalkRequest>,
+    mut held: ResMut<HeldPress>,
+    time: Res<Time>,
+) {
+    if !buttons.pressed(MouseButton::Left) || !settings.enabled || !settings.hold_to_walk {
+        if held.pressed.is_some() {
+            *held = HeldPress::default();
+        }
+        return;
+    }
+    let Some((room, since)) = held.pressed else {
+        return;
+    };
+    if time.elapsed_secs() - since < settings.hold_delay || rooms.get(room).is_err() {
+        return;
+    }
+    let Some(target) = cursor_world_position(&windows, &cameras) else {
+        return;
+    };
+    // Sent again when the cursor moves: a resting cursor is walked to once.
+    if held.sent.is_some_and(|sent| sent.distance(target) < 0.5) {
+        return;
+    }
+    held.sent = Some(target);
+    walk_players_in(
+        room,
+        target,
+        &players,
+        &parents,
+        &rooms,
+        &masks,
+        &mut requests,
+    );
 }

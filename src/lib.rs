@@ -127,6 +127,7 @@ pub mod scaling;
 pub mod steering;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;
+pub mod tuning;
 pub mod walker;
 
 use bevy::prelude::*;
@@ -152,7 +153,8 @@ pub use request::{RequestId, Route, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
-pub use walker::{Heading, Player, WalkPath, WalkState, Walker};
+pub use tuning::{WalkTuning, WarmUpWalkers};
+pub use walker::{Heading, KeepWarm, Player, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
 ///
@@ -168,8 +170,8 @@ pub mod prelude {
         Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
         RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHover,
         WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery,
-        WalkRequest, WalkRoom, WalkScaling, WalkState, WalkStopped, Walker, WalkmaskPlugin,
-        WalkmaskSystems,
+        WalkRequest, WalkRoom, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
+        WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -239,6 +241,9 @@ pub struct WalkmaskPlugin {
     /// 1920 x 1080 room and 75 ms for 3840 x 2160, once per mask and area set;
     /// queries fill until it is ready.
     pub search_index: bool,
+    /// Thresholds and switches of the walk lifecycle (hover answers, warm-ups, crowd
+    /// sharing, re-requests), inserted as the [`WalkTuning`] resource.
+    pub tuning: WalkTuning,
 }
 
 impl Default for WalkmaskPlugin {
@@ -252,6 +257,7 @@ impl Default for WalkmaskPlugin {
             field_cache_bytes: 256 << 20,
             answer_timing: AnswerTiming::WhenReady,
             search_index: true,
+            tuning: WalkTuning::default(),
         }
     }
 }
@@ -292,6 +298,8 @@ impl Plugin for WalkmaskPlugin {
             self.pathfinder_bytes,
         );
         app.init_asset::<WalkMask>()
+            .init_asset_loader::<asset::ScaleMapLoader>()
+            // Last: the loader of typed loads whose file name no loader claims.
             .init_asset_loader::<WalkMaskLoader>()
             .add_message::<WalkRequest>();
         outcome::add_messages(app);
@@ -314,10 +322,11 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()
             .register_type::<RequestId>()
-            .insert_resource(ClickToWalk {
-                enabled: self.click_input != ClickInput::Off,
-                input: self.click_input,
-            })
+            .register_type::<KeepWarm>()
+            .register_type::<WalkTuning>()
+            .insert_resource(self.tuning.clone())
+            .insert_resource(ClickToWalk::new(self.click_input))
+            .init_resource::<input::HeldPress>()
             .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
             .init_resource::<obstacle::ObstacleLayout>()
             .init_resource::<query::PathQueries>()
@@ -341,11 +350,13 @@ impl Plugin for WalkmaskPlugin {
             .add_systems(
                 Update,
                 (
-                    input::walk_to_cursor_click
+                    (input::walk_to_cursor_click, input::walk_while_held)
+                        .chain()
                         .in_set(WalkmaskSystems::Input)
                         .run_if(resource_exists::<ButtonInput<MouseButton>>),
                     (
                         room::place_rooms,
+                        movement::notice_teleports,
                         obstacle::gather_obstacles,
                         plan::replan::forget_changed_masks,
                         plan::replan::replan_changed,
@@ -366,16 +377,24 @@ impl Plugin for WalkmaskPlugin {
                         .in_set(WalkmaskSystems::Poll),
                     hover::follow_cursor.in_set(WalkmaskSystems::Input),
                     (
+                        steering::release_steering,
                         steering::steer_walkers,
                         movement::move_walkers,
+                        movement::remember_placement,
                         scaling::follow_depth,
                     )
                         .chain()
                         .in_set(WalkmaskSystems::Move),
                 ),
             );
+        app.world_mut()
+            .register_component_hooks::<Walker>()
+            .on_remove(plan::job::walker_removed);
+        app.add_observer(forget_removed_walker)
+            .add_observer(chase::forget_aim);
         #[cfg(feature = "picking")]
-        app.add_observer(input::walk_to_clicked_room);
+        app.add_observer(input::walk_to_clicked_room)
+            .add_observer(input::hold_pressed_room);
         #[cfg(feature = "tilemap")]
         app.register_type::<tilemap::TileWalk>().add_systems(
             Update,
@@ -383,5 +402,13 @@ impl Plugin for WalkmaskPlugin {
                 .in_set(WalkmaskSystems::Plan)
                 .before(room::place_rooms),
         );
+    }
+}
+
+/// Drops the steering, chase and placement state of an entity that loses its
+/// [`Walker`] (the walk lifecycle's own state goes in `Walker`'s `on_remove` hook).
+fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
+    if let Ok(mut entity) = commands.get_entity(removed.entity) {
+        entity.try_remove::<(steering::Steered, chase::ChaseAim, movement::Placed)>();
     }
 }

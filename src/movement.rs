@@ -5,7 +5,7 @@ use bevy::prelude::*;
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::job::{PathJob, PlannedOn};
+use crate::plan::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use crate::scaling::DepthScale;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
@@ -19,6 +19,7 @@ type MovingWalker = (
     &'static mut Heading,
     Option<&'static DepthScale>,
     Option<&'static mut Facing>,
+    Has<WalkOnHold>,
 );
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
@@ -30,9 +31,14 @@ pub(crate) fn move_walkers(
     parents: Parents,
 ) {
     let dt = time.delta_secs();
-    for (entity, walker, mut transform, child_of, mut path, mut heading, depth, facing) in
+    for (entity, walker, mut transform, child_of, mut path, mut heading, depth, facing, held) in
         &mut walkers
     {
+        if held {
+            // Moved by game code: it stands until its new path lands.
+            heading.set_if_neq(Heading(Vec2::ZERO));
+            continue;
+        }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
         let mut pos = start;
@@ -96,7 +102,7 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
     let Some(path) = entity.take::<WalkPath>() else {
         return;
     };
-    entity.remove::<PlannedOn>();
+    entity.remove::<(PlannedOn, WalkOnHold)>();
     if let Some(face) = path.face {
         turn(&mut entity, face, position);
     }
@@ -104,10 +110,14 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
     // walk that just ended has nothing left to do.
     let state = match entity.get::<PathJob>() {
         Some(job) if job.request != path.request => WalkState::Planning,
-        Some(_) => {
-            entity.remove::<PathJob>();
-            WalkState::Arrived
-        }
+        Some(_) => match entity.take::<PathJob>().and_then(|job| job.pending_job()) {
+            // A request waited for the re-plan of the walk that just ended.
+            Some(next) => {
+                entity.insert(next);
+                WalkState::Planning
+            }
+            None => WalkState::Arrived,
+        },
         None => WalkState::Arrived,
     };
     entity.insert(state);
@@ -119,4 +129,70 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
             position,
         }),
     );
+}
+
+/// Where the plugin last left a walker: its local x and y after [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Placed(Vec2);
+
+/// Remembers where each walker stands after the plugin moved it.
+pub(crate) fn remember_placement(
+    mut commands: Commands,
+    mut walkers: Query<(Entity, &Transform, Option<&mut Placed>), With<Walker>>,
+) {
+    for (entity, transform, placed) in &mut walkers {
+        let here = Placed(transform.translation.truncate());
+        match placed {
+            Some(mut placed) => {
+                placed.set_if_neq(here);
+            }
+            None => {
+                commands.entity(entity).try_insert(here);
+            }
+        }
+    }
+}
+
+/// A walker that may have been moved by game code.
+type PlacedWalker = (
+    Entity,
+    &'static Transform,
+    &'static mut Placed,
+    Option<&'static mut PathJob>,
+    Option<&'static WalkPath>,
+    Option<&'static PlannedOn>,
+    Has<crate::chase::WalkChase>,
+);
+
+/// Walkers that game code moved since the plugin last placed them (a teleport, a
+/// knock-back) plan again from where they are, and stand until that plan lands,
+/// rather than walk on to a waypoint that may lie behind a wall. Moves shorter than a
+/// mask pixel (a game rounding positions to whole pixels) are not teleports. Walks
+/// through given points ([`Route::Anywhere`](crate::Route::Anywhere)) just go on.
+pub(crate) fn notice_teleports(mut commands: Commands, mut walkers: Query<PlacedWalker>) {
+    for (entity, transform, mut placed, job, path, planned, chaser) in &mut walkers {
+        let here = transform.translation.truncate();
+        if placed.0 == here {
+            continue;
+        }
+        let basis = planned
+            .map(|planned| planned.0)
+            .or_else(|| job.as_ref().and_then(|job| job.running_basis().copied()));
+        let pixel = basis.map_or(0.0, |basis| basis.mapping.pixel_size().min_element());
+        // Local units: a walker's parent may scale them, which only makes this
+        // threshold coarser or finer by that scale.
+        if !(placed.0.distance(here) > pixel) {
+            continue;
+        }
+        placed.0 = here;
+        if let Some(mut job) = job {
+            job.restart_from_here();
+        }
+        if let Some(path) = path
+            && planned.is_some()
+        {
+            commands.entity(entity).try_insert(WalkOnHold);
+            queue_replan(&mut commands, entity, path, chaser);
+        }
+    }
 }

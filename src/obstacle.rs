@@ -6,8 +6,9 @@ use bevy::prelude::*;
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 
 use crate::placement::{Parents, walker_xy};
-use crate::plan::job::{JobKind, PathJob, PlannedOn};
+use crate::plan::job::{PathJob, PlannedOn, queue_replan};
 use crate::room::MaskMapping;
+use crate::tuning::WalkTuning;
 use crate::walker::{WalkPath, Walker};
 
 /// The shape of a [`WalkObstacle`]'s footprint round its position (a character's
@@ -262,6 +263,7 @@ pub(crate) fn replan_for_obstacles(
     mut walkers: Query<WatchedWalker, (With<Walker>, Without<PathJob>)>,
     parents: Parents,
     mut rasters: Local<RastersByRoom>,
+    tuning: Res<WalkTuning>,
 ) {
     rasters.clear();
     let now = time.elapsed_secs();
@@ -318,10 +320,8 @@ pub(crate) fn replan_for_obstacles(
                 if blocked { "blocks" } else { "left" },
                 path.target
             );
-            watch.quiet_until = now + OBSTACLE_REPLAN_SECONDS;
-            commands.entity(entity).try_insert(
-                PathJob::new(path.request, path.target, JobKind::Replan).with_face(path.face),
-            );
+            watch.quiet_until = now + tuning.obstacle_replan_seconds;
+            queue_replan(&mut commands, entity, &path, false);
         }
     }
 }

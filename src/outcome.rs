@@ -9,7 +9,11 @@
 //! * in between, a walk may be re-planned any number of times, each reported by
 //!   [`PathReplanned`] (an area closed, the mask or the room changed, the walker's
 //!   area limit or room changed);
-//! * a walker that is despawned gets nothing more.
+//! * a walker that is despawned, or loses its [`Walker`](crate::Walker) component,
+//!   has its open request answered [`PathCancelled`] and its open walk ended
+//!   [`WalkStopped`] ([`StopReason::Removed`]), and then gets nothing more;
+//! * a request for an entity that does not exist or is not a walker is answered
+//!   [`PathUnreachable`].
 //!
 //! Each event is both an [`EntityEvent`] on the walker (observe it) and a [`Message`]
 //! (read it with a `MessageReader`).
@@ -155,6 +159,8 @@ pub enum StopReason {
     /// A re-plan found no way on (an area closed around the walker, or with snapping
     /// off the destination closed); the walker stands where it was.
     Blocked,
+    /// The walker was despawned or lost its [`Walker`](crate::Walker) component.
+    Removed,
 }
 
 /// A walk ended before its end.

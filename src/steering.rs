@@ -11,7 +11,7 @@ use crate::asset::WalkMask;
 use crate::facing::{Facing, follow_step};
 use crate::obstacle::{ObstacleLayout, rasterise};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::job::{NoBasis, PathJob, Rooms, current_basis, steer_over_walk};
+use crate::plan::job::{PathJob, Rooms, current_basis, steer_over_walk};
 use crate::plan::worker::Planner;
 use crate::room::MaskMapping;
 use crate::scaling::DepthScale;
@@ -123,8 +123,10 @@ pub(crate) fn steer_walkers(
         if push == Vec2::ZERO {
             if steered {
                 commands.entity(entity).remove::<Steered>();
-                if !walking && !planning {
+                if !walking {
                     heading.set_if_neq(Heading(Vec2::ZERO));
+                }
+                if !walking && !planning {
                     state.set_if_neq(WalkState::Idle);
                 }
             }
@@ -133,51 +135,102 @@ pub(crate) fn steer_walkers(
         if walking || planning {
             commands.queue(move |world: &mut World| steer_over_walk(world, entity));
         }
+        if !steered {
+            commands.entity(entity).try_insert(Steered);
+        }
         let parent = parent_of(child_of, &parents);
         let position = world_position(&transform, parent).truncate();
-        let (basis, mask) = match current_basis(walker, position, &rooms, &masks, None) {
-            Ok(found) => found,
-            Err(NoBasis::Loading | NoBasis::Failed(_)) => continue,
+        let step = SteerStep {
+            walker: (entity, walker),
+            position,
+            push: push * dt * depth.map_or(1.0, DepthScale::speed_factor),
         };
+        match step.slide(&rooms, &masks, &planner, &layout) {
+            Some(to) => {
+                set_world_xy(&mut transform, parent, to);
+                let direction = (to - position).normalize_or_zero();
+                heading.set_if_neq(Heading(direction));
+                if let Some(mut facing) = facing {
+                    follow_step(&mut facing, direction);
+                }
+                state.set_if_neq(WalkState::Walking);
+            }
+            None => {
+                // Pushed into a wall, or its grid is not built yet: it stands, and
+                // the walk it had is over either way.
+                heading.set_if_neq(Heading(Vec2::ZERO));
+                state.set_if_neq(WalkState::Idle);
+            }
+        }
+    }
+}
+
+/// One frame of steering for one walker.
+struct SteerStep<'a> {
+    walker: (Entity, &'a Walker),
+    /// World position.
+    position: Vec2,
+    /// The push times the frame's time and the depth's speed factor.
+    push: Vec2,
+}
+
+impl SteerStep<'_> {
+    /// Where the walker gets to (world), `None` when it cannot move.
+    fn slide(
+        &self,
+        rooms: &Rooms,
+        masks: &Assets<WalkMask>,
+        planner: &Planner,
+        layout: &ObstacleLayout,
+    ) -> Option<Vec2> {
+        let (entity, walker) = self.walker;
+        let position = self.position;
+        let (basis, mask) = current_basis(walker, position, rooms, masks, None).ok()?;
         // Built on the pool when missing; the walker moves once it is ready.
-        let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core()) else {
-            continue;
-        };
+        let grid = planner.cache.ready_or_build_async(basis.key, mask.core())?;
         let mapping = basis.mapping;
         let speed = if walker.speed.is_finite() {
             walker.speed.max(0.0)
         } else {
             0.0
         };
-        let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
-        let wanted = position + push * speed * dt;
+        let wanted = position + self.push * speed;
         let mut from = mapping.world_to_mask(position);
         if grid.region_at(from).is_none() {
             // Standing on a blocked pixel: step onto the nearest walkable one first.
-            let Some((x, y)) = nearest_walkable(&grid, from) else {
-                continue;
-            };
+            let (x, y) = nearest_walkable(&grid, from)?;
             from = Point::new(x as f32 + 0.5, y as f32 + 0.5);
         }
         let to_mask = mapping.world_to_mask(wanted);
         let step = (to_mask.x - from.x, to_mask.y - from.y);
-        let seen = keep_out_of_obstacles(&grid, &layout, entity, &mapping, from, step);
-        let Some(to) = walkmask::steer::slide(seen.as_ref().unwrap_or(&grid), from, step) else {
-            continue;
-        };
+        let seen = keep_out_of_obstacles(&grid, layout, entity, &mapping, from, step);
+        let to = walkmask::steer::slide(seen.as_ref().unwrap_or(&grid), from, step)?;
         let to = mapping.mask_to_world(to);
-        if !to.is_finite() || to == position {
-            continue;
+        (to.is_finite() && to != position).then_some(to)
+    }
+}
+
+/// Walkers whose [`WalkInput`] was removed while they were steered stand.
+pub(crate) fn release_steering(
+    mut commands: Commands,
+    mut walkers: Query<
+        (
+            Entity,
+            &mut Heading,
+            &mut WalkState,
+            Has<WalkPath>,
+            Has<PathJob>,
+        ),
+        (With<Steered>, Without<WalkInput>),
+    >,
+) {
+    for (entity, mut heading, mut state, walking, planning) in &mut walkers {
+        commands.entity(entity).try_remove::<Steered>();
+        if !walking {
+            heading.set_if_neq(Heading(Vec2::ZERO));
         }
-        set_world_xy(&mut transform, parent, to);
-        let direction = (to - position).normalize_or_zero();
-        heading.set_if_neq(Heading(direction));
-        if let Some(mut facing) = facing {
-            follow_step(&mut facing, direction);
-        }
-        state.set_if_neq(WalkState::Walking);
-        if !steered {
-            commands.entity(entity).try_insert(Steered);
+        if !walking && !planning {
+            state.set_if_neq(WalkState::Idle);
         }
     }
 }

@@ -141,6 +141,21 @@ impl Walker {
 #[reflect(Component, Default, Clone, Debug)]
 pub struct Player;
 
+/// Marker: the walker gets a warm field while it stands, like a [`Player`] (see
+/// [`WalkTuning::warm_up`](crate::WalkTuning::warm_up)), for an NPC whose next walk
+/// should start at once.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// use bevy_walkmask::{KeepWarm, Walker};
+/// # fn spawn(mut commands: Commands) {
+/// commands.spawn((Walker::new(120.0), KeepWarm));
+/// # }
+/// ```
+#[derive(Component, Reflect, Default, Clone, Copy, Debug)]
+#[reflect(Component, Default, Clone, Debug)]
+pub struct KeepWarm;
+
 /// What a walker is doing.
 ///
 /// ```

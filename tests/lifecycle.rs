@@ -480,6 +480,12 @@ fn walkers_in_two_rooms_use_the_room_under_them() {
         Walker::new(400.0),
         Vec2::new(100.0, 0.0) + px(10, 10),
     );
+    // Warm fields are for players and walkers that ask for them.
+    for walker in [in_left, in_right] {
+        app.world_mut()
+            .entity_mut(walker)
+            .insert(bevy_walkmask::KeepWarm);
+    }
     request(&mut app, in_left, Vec2::new(-100.0, 0.0) + px(50, 10));
     request(&mut app, in_right, Vec2::new(100.0, 0.0) + px(50, 10));
     run_until(&mut app, 300, |w| {

@@ -52,10 +52,12 @@ fn a_push_into_a_wall_slides_along_it_and_never_crosses_it() {
         app.world().get::<Facing>(walker).unwrap().direction,
         FacingDirection::Up
     );
+    // In the corner it can go no further: it stands (no walk loop on the spot).
     assert_eq!(
         *app.world().get::<WalkState>(walker).unwrap(),
-        WalkState::Walking
+        WalkState::Idle
     );
+    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
 
     steer(&mut app, walker, Vec2::X);
     let head_on = track(&mut app, walker, 20);

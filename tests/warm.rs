@@ -73,7 +73,10 @@ impl Log {
     }
 }
 
-fn app_with(plugin: WalkmaskPlugin) -> App {
+/// The app with `plugin`, warming every standing walker (not only players: these
+/// tests are about the fields themselves).
+fn app_with(mut plugin: WalkmaskPlugin) -> App {
+    plugin.tuning.warm_up = bevy_walkmask::WarmUpWalkers::All;
     write_masks();
     let mut app = headless_app(plugin);
     app.init_resource::<Log>()

@@ -1,10 +1,56 @@
 //! The life of a request: accepted, planned on the async compute pool, answered,
 //! joined to where the walker is when the answer lands.
+//!
+//! # The walk lifecycle
+//!
+//! A walker is in one of these states ([`WalkState`] shows it; `job` is the walker's
+//! request or re-plan under way, `walk` its [`WalkPath`], `waiting` the newest request
+//! that arrived while the job's search ran):
+//!
+//! ```text
+//!            request                   answer: path
+//!   Idle ─────────────▶ Planning ───────────────────▶ Walking ──── last waypoint ───▶ Arrived
+//!  Arrived               (job)   ─── answer: none ─▶ Unreachable    (walk)   ── Arrived event
+//! Unreachable                                                        │ ▲
+//!                                                                    │ │ re-plan lands
+//!                                      area, mask, room, obstacle,   ▼ │ (PathReplanned)
+//!                                      moved by game code ──▶ Walking + job (re-plan)
+//! ```
+//!
+//! | state | input | next | outcomes |
+//! |---|---|---|---|
+//! | no job | request | job (search starts in `Plan`) | — |
+//! | job not started | request | the new job | old request: `PathCancelled` |
+//! | job searching | request | job, the request waiting (replacing any waiting one) | replaced waiting request: `PathCancelled` |
+//! | job searching | its answer lands, waiting request near its target (within [`WalkTuning::rerequest_join_distance`]) | answer applied, then the waiting request's job | as for the answer below |
+//! | job searching | its answer lands, waiting request far | the waiting request's job | job's request: `PathCancelled` |
+//! | request job | answer: path | Walking | `PathReady`; a walk in progress: `WalkStopped` (`Superseded`) first |
+//! | request job | answer: none | Unreachable | `PathUnreachable`; a walk in progress: `WalkStopped` (`Superseded`) |
+//! | re-plan job | answer: path | Walking | `PathReplanned` |
+//! | re-plan job | answer: none | Unreachable | `WalkStopped` (`Blocked`) |
+//! | any job | answer cannot be joined to where the walker got to | the job again, from further ahead (8 tries, then as "none") | — |
+//! | Walking | last waypoint reached | Arrived (or Planning if a request's job runs) | `Arrived` |
+//! | Walking | room, mask, areas or walker settings change; a solid obstacle enters or leaves the path | Walking + re-plan job | — |
+//! | Walking | moved by game code | Walking + re-plan job; stands until it lands | — |
+//! | any | route through given points ([`Route::Anywhere`]) | Walking (no job) | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`); `PathReady` |
+//! | any | `stop_walking` | Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Stopped`) |
+//! | any | steering input not zero | Walking while it moves, else Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`) |
+//! | steered | input zero or `WalkInput` removed | Idle | — |
+//! | any | request with a point not finite | Unreachable | job's requests: `PathCancelled`; walk: `WalkStopped`; `PathUnreachable` |
+//! | any | `Walker` removed or despawned | — | job's requests: `PathCancelled`; walk: `WalkStopped` (`Removed`) |
+//! | not a walker | request | — | `PathUnreachable` |
+//!
+//! So every request gets exactly one answer, every walk that started ends exactly
+//! once, and at most one search per walker runs at a time: a walker sent somewhere
+//! new every frame (a held button, a chaser) gets the newest answer its searches can
+//! give rather than none.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::asset::LoadState;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
@@ -23,6 +69,7 @@ use crate::outcome::{
 use crate::placement::{Parents, entity_world_xy, set_entity_world_xy, walker_xy};
 use crate::request::{RequestId, Route, WalkRequest};
 use crate::room::{MaskMapping, RoomLookup, WalkRoom, room_of};
+use crate::tuning::WalkTuning;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
 /// When the answers of path tasks are applied.
@@ -42,7 +89,10 @@ pub enum AnswerTiming {
     /// Exactly this many frames after the task was started (0: in the same frame),
     /// waiting for the task in `Poll` if it has not finished by then. Deterministic
     /// frame by frame whatever the machine's speed (replays, lockstep, tests), at the
-    /// price of the main thread waiting when a search takes longer than that.
+    /// price of the main thread waiting when a search takes longer than that. A
+    /// request that arrives while the walker's previous search runs waits for it (see
+    /// [`WalkTuning::rerequest_join_distance`]); its own search starts in the frame
+    /// after that one lands, and its answer comes exactly this many frames later.
     AfterFrames(u32),
 }
 
@@ -192,6 +242,16 @@ struct PlanStart {
     obstacle_generation: u64,
 }
 
+/// A request that waits for the walker's running search (see
+/// [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingRequest {
+    request: RequestId,
+    target: Vec2,
+    face: Option<Face>,
+    share: bool,
+}
+
 /// A walk request being answered (or a walk being re-planned), stored on the walker.
 #[derive(Component)]
 pub(crate) struct PathJob {
@@ -208,6 +268,8 @@ pub(crate) struct PathJob {
     start: Option<PlanStart>,
     /// Times the answer could not be joined to where the walker had got to.
     attempts: u32,
+    /// The newest request that arrived while this job's search ran.
+    pending: Option<PendingRequest>,
     pub(crate) state: JobState,
 }
 
@@ -223,8 +285,23 @@ impl PathJob {
             share: false,
             start: None,
             attempts: 0,
+            pending: None,
             state: JobState::Waiting,
         }
+    }
+
+    /// The job of the request waiting for this one, if any.
+    pub(crate) fn pending_job(&self) -> Option<PathJob> {
+        self.pending.map(|p| {
+            PathJob::new(p.request, p.target, JobKind::Request)
+                .with_face(p.face)
+                .with_share(p.share)
+        })
+    }
+
+    /// Whether its search was started (and its answer has not been applied yet).
+    fn started(&self) -> bool {
+        matches!(self.state, JobState::Running { .. } | JobState::Done)
     }
 
     /// Faces `face` on arrival.
@@ -252,13 +329,40 @@ impl PathJob {
     pub(crate) fn restart(&mut self) {
         self.state = JobState::Waiting;
     }
+
+    /// Starts again from where game code put the walker.
+    pub(crate) fn restart_from_here(&mut self) {
+        self.state = JobState::Waiting;
+        self.attempts = 0;
+    }
 }
 
-/// How far ahead (in seconds of walking) a walker that is walking is planned from with
-/// [`AnswerTiming::WhenReady`], at the first attempt (about three frames at 60 frames
-/// a second, more than most answers take); doubled at each further attempt. With
-/// [`AnswerTiming::AfterFrames`] the lead is exactly the frames until the answer.
-const PLAN_AHEAD_SECONDS: f32 = 0.05;
+/// Marker: game code moved the walker off its walk, which it does not walk on until
+/// a new path lands (or the walk ends). Removed with the walk.
+#[derive(Component, Clone, Copy, Debug)]
+pub(crate) struct WalkOnHold;
+
+/// Re-plans `walker`'s walk for request `request` (same destination and facing),
+/// unless a job runs or its walk changed by the time the command runs (a newer
+/// request's job is never replaced).
+pub(crate) fn queue_replan(commands: &mut Commands, walker: Entity, path: &WalkPath, share: bool) {
+    let (request, target, face) = (path.request, path.target, path.face);
+    commands.queue(move |world: &mut World| {
+        let Ok(mut entity) = world.get_entity_mut(walker) else {
+            return;
+        };
+        if entity.contains::<PathJob>()
+            || entity.get::<WalkPath>().map(|path| path.request) != Some(request)
+        {
+            return;
+        }
+        entity.insert(
+            PathJob::new(request, target, JobKind::Replan)
+                .with_face(face)
+                .with_share(share),
+        );
+    });
+}
 
 /// After this many answers that could not be joined to where the walker had got to
 /// (a walker moved by game code every frame), the request is answered unreachable.
@@ -279,35 +383,148 @@ fn answer_unreachable(world: &mut World, walker: Entity, request: RequestId, tar
     );
 }
 
-/// Answers a dropped job's request with [`PathCancelled`]. A re-plan job is not a
-/// request: it has nothing to answer.
+/// Answers `request` (to `target`) of `walker` with [`PathCancelled`].
+fn cancel(world: &mut World, walker: Entity, request: RequestId, target: Vec2) {
+    emit(
+        world,
+        Outcome::Cancelled(PathCancelled {
+            entity: walker,
+            request,
+            target,
+        }),
+    );
+}
+
+/// Answers a dropped job's request, and the request waiting for it, with
+/// [`PathCancelled`]. A re-plan job is not a request: it has nothing to answer.
 fn answer_cancelled(world: &mut World, walker: Entity, job: PathJob) {
     if job.kind == JobKind::Request {
-        emit(
-            world,
-            Outcome::Cancelled(PathCancelled {
-                entity: walker,
-                request: job.request,
-                target: job.target,
-            }),
-        );
+        cancel(world, walker, job.request, job.target);
+    }
+    if let Some(pending) = job.pending {
+        cancel(world, walker, pending.request, pending.target);
+    }
+}
+
+/// What a removed walker's open request and walk were, for their last outcomes.
+pub(crate) struct OpenWork {
+    requests: Vec<(RequestId, Vec2)>,
+    walk: Option<RequestId>,
+    position: Vec2,
+}
+
+impl OpenWork {
+    /// The open requests and walk of a walker being removed.
+    pub(crate) fn of(job: Option<&PathJob>, path: Option<&WalkPath>, position: Vec2) -> Self {
+        let mut requests = Vec::new();
+        if let Some(job) = job {
+            if job.kind == JobKind::Request {
+                requests.push((job.request, job.target));
+            }
+            if let Some(pending) = job.pending {
+                requests.push((pending.request, pending.target));
+            }
+        }
+        Self {
+            requests,
+            walk: path.map(|path| path.request),
+            position,
+        }
+    }
+
+    /// Whether there is nothing to answer.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.walk.is_none()
+    }
+
+    /// Answers the open requests with [`PathCancelled`] and ends the open walk with
+    /// [`WalkStopped`] ([`StopReason::Removed`]).
+    pub(crate) fn close(self, world: &mut World, walker: Entity) {
+        for (request, target) in self.requests {
+            cancel(world, walker, request, target);
+        }
+        if let Some(request) = self.walk {
+            emit(
+                world,
+                Outcome::Stopped(WalkStopped {
+                    entity: walker,
+                    request,
+                    position: self.position,
+                    reason: StopReason::Removed,
+                }),
+            );
+        }
+    }
+}
+
+/// The `on_remove` hook of [`Walker`]: answers its open request and ends its open
+/// walk ([`OpenWork::close`]), and removes the plugin's state from an entity that
+/// lives on without `Walker`. A walker that is despawned is closed as it was; one
+/// that lives on is closed as it is when the command runs (commands queued before
+/// may have changed it), unless it is a walker again by then.
+pub(crate) fn walker_removed(world: DeferredWorld, context: HookContext) {
+    let walker = context.entity;
+    let position = entity_world_xy(&world, walker).unwrap_or(Vec2::NAN);
+    let as_it_was = OpenWork::of(
+        world.get::<PathJob>(walker),
+        world.get::<WalkPath>(walker),
+        position,
+    );
+    let mut world = world;
+    world.commands().queue(move |world: &mut World| {
+        let open = match world.get_entity_mut(walker) {
+            Err(_) => as_it_was,
+            Ok(entity) if entity.contains::<Walker>() => return,
+            Ok(mut entity) => {
+                let position = entity_world_xy(entity.world(), walker).unwrap_or(Vec2::NAN);
+                let open =
+                    OpenWork::of(entity.get::<PathJob>(), entity.get::<WalkPath>(), position);
+                entity.remove::<(PathJob, WalkPath, PlannedOn, ObstacleWatch, WalkOnHold)>();
+                crate::plan::warm_up::forget(&mut entity);
+                open
+            }
+        };
+        if !open.is_empty() {
+            open.close(world, walker);
+        }
+    });
+}
+
+/// Starts the job of the request that waited for `job`, if any; a walker that is gone
+/// (an observer despawned it) answers it [`PathCancelled`].
+fn start_pending(world: &mut World, walker: Entity, job: &PathJob) {
+    let Some(next) = job.pending_job() else {
+        return;
+    };
+    match world.get_entity_mut(walker) {
+        Ok(mut entity) if entity.contains::<Walker>() && !entity.contains::<PathJob>() => {
+            if !entity.contains::<WalkPath>() {
+                entity.insert((WalkState::Planning, Heading(Vec2::ZERO)));
+            }
+            entity.insert(next);
+        }
+        _ => cancel(world, walker, next.request, next.target),
     }
 }
 
 /// Makes `request` the walker's current request, to be traced from a field from its
 /// destination shared with every walker sent there (see [`WalkChase`](crate::WalkChase)).
 pub(crate) fn accept_shared_request(world: &mut World, request: WalkRequest) {
-    let (walker, id) = (request.walker, request.id);
-    accept_request(world, request);
-    if let Some(mut job) = world.get_mut::<PathJob>(walker)
-        && job.request == id
-    {
-        job.share = true;
-    }
+    accept(world, request, true);
 }
 
 /// Makes `request` the walker's current request (see [`WalkRequest`]).
 pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
+    accept(world, request, false);
+}
+
+/// Makes `request` the walker's current request; `share`: traced from a shared field.
+///
+/// A request that arrives while the walker's previous search runs waits for it (see
+/// [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)):
+/// dropping a search every time a new request comes would starve a walker sent
+/// somewhere new every frame.
+fn accept(world: &mut World, request: WalkRequest, share: bool) {
     let WalkRequest {
         walker,
         target,
@@ -316,7 +533,8 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
         route,
     } = request;
     let Ok(mut entity) = world.get_entity_mut(walker) else {
-        debug!("{id} for {walker}, which does not exist: no answer");
+        warn!("{id} for {walker}, which does not exist");
+        answer_unreachable(world, walker, id, target);
         return;
     };
     if !entity.contains::<Walker>() {
@@ -324,34 +542,56 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
         answer_unreachable(world, walker, id, target);
         return;
     }
-    let previous = entity.take::<PathJob>();
-    let walking = entity.contains::<WalkPath>();
     let finite = match &route {
         Route::Pathfind => target.is_finite(),
         Route::Anywhere { via } => target.is_finite() && via.iter().all(|p| p.is_finite()),
     };
-    if finite && route == Route::Pathfind {
-        entity.insert(PathJob::new(id, target, JobKind::Request).with_face(face));
-        if !walking {
-            entity.insert(WalkState::Planning);
-        }
-    }
-    // Dropping the old job's task cancels it.
-    if let Some(old) = previous {
-        answer_cancelled(world, walker, old);
-    }
     if !finite {
         warn!("{id} for {walker} to {target} ({route:?}): a point is not finite");
-        end_walk(world, walker, StopReason::Superseded);
+        drop_request_and_walk(world, walker, StopReason::Superseded);
         if let Ok(mut entity) = world.get_entity_mut(walker) {
             entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
         }
         answer_unreachable(world, walker, id, target);
         return;
     }
-    if let Route::Anywhere { via } = route {
-        walk_anywhere(world, walker, id, target, face, via);
+    let via = match route {
+        Route::Anywhere { via } => via,
+        Route::Pathfind => {
+            if let Some(mut job) = entity.get_mut::<PathJob>()
+                && job.started()
+            {
+                let replaced = job.pending.replace(PendingRequest {
+                    request: id,
+                    target,
+                    face,
+                    share,
+                });
+                if let Some(old) = replaced {
+                    cancel(world, walker, old.request, old.target);
+                }
+                return;
+            }
+            let previous = entity.take::<PathJob>();
+            if !entity.contains::<WalkPath>() {
+                entity.insert((WalkState::Planning, Heading(Vec2::ZERO)));
+            }
+            entity.insert(
+                PathJob::new(id, target, JobKind::Request)
+                    .with_face(face)
+                    .with_share(share),
+            );
+            // Dropping the old job's task cancels it.
+            if let Some(old) = previous {
+                answer_cancelled(world, walker, old);
+            }
+            return;
+        }
+    };
+    if let Some(old) = entity.take::<PathJob>() {
+        answer_cancelled(world, walker, old);
     }
+    walk_anywhere(world, walker, id, target, face, via);
 }
 
 /// Starts a walk through `via` to `target` that ignores the mask (all points finite).
@@ -365,6 +605,10 @@ fn walk_anywhere(
 ) {
     end_walk(world, walker, StopReason::Superseded);
     let Some(position) = entity_world_xy(world, walker) else {
+        if world.get_entity(walker).is_ok() {
+            warn!("{request} for {walker}, which has no Transform");
+        }
+        answer_unreachable(world, walker, request, target);
         return;
     };
     let mut waypoints = vec![position];
@@ -375,7 +619,7 @@ fn walk_anywhere(
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
-    entity.remove::<PlannedOn>();
+    entity.remove::<(PlannedOn, WalkOnHold)>();
     entity.insert((
         WalkPath {
             waypoints: waypoints.clone(),
@@ -406,7 +650,7 @@ fn end_walk(world: &mut World, walker: Entity, reason: StopReason) {
     let Some(path) = entity.take::<WalkPath>() else {
         return;
     };
-    entity.remove::<PlannedOn>();
+    entity.remove::<(PlannedOn, WalkOnHold)>();
     let position = entity_world_xy(world, walker).unwrap_or(Vec2::NAN);
     emit(
         world,
@@ -458,6 +702,9 @@ enum Joined {
     /// The walker got past the planned start and cannot walk straight onto the new
     /// path: plan again from further ahead.
     Retry,
+    /// The way along the old walk to the planned start is blocked now: the walker
+    /// stands, and plans again from where it stands.
+    RetryFromHere,
 }
 
 /// Joins `path`, planned from `start`, to where the walker is now.
@@ -505,33 +752,54 @@ fn join(
             let mut waypoints = vec![position];
             waypoints.extend_from_slice(&old.waypoints[old.next..after]);
             waypoints.push(start.world);
-            waypoints.extend_from_slice(rest);
-            waypoints.dedup();
-            return Joined::Walk {
-                waypoints,
-                teleport: None,
-            };
-        }
-    }
-    let next = path.mask_points.get(1).or(path.mask_points.first());
-    match next {
-        Some(&next)
-            if line_of_sight(&path.grid, here, next) && clear_of_obstacles(path, here, next) =>
-        {
-            let rest = if path.mask_points.len() > 1 {
-                rest
-            } else {
-                &path.waypoints[..]
-            };
-            Joined::Walk {
-                waypoints: std::iter::once(position)
-                    .chain(rest.iter().copied())
-                    .collect(),
-                teleport: None,
+            // The old walk's corners were checked on the grid and among the
+            // obstacles of their own plan: game code may have moved the walker off
+            // it, or the room may have moved since. Every step up to the new path's
+            // start is checked on the new one's.
+            let open = waypoints.windows(2).all(|step| {
+                let (a, b) = (
+                    path.mapping.world_to_mask(step[0]),
+                    path.mapping.world_to_mask(step[1]),
+                );
+                a.x == b.x && a.y == b.y
+                    || line_of_sight(&path.grid, a, b) && clear_of_obstacles(path, a, b)
+            });
+            if open {
+                waypoints.extend_from_slice(rest);
+                waypoints.dedup();
+                return Joined::Walk {
+                    waypoints,
+                    teleport: None,
+                };
             }
+            return match straight_on(position, here, path) {
+                Some(walk) => walk,
+                None => Joined::RetryFromHere,
+            };
         }
-        _ => Joined::Retry,
     }
+    straight_on(position, here, path).unwrap_or(Joined::Retry)
+}
+
+/// The walk straight from `position` (`here` on the mask) to the second point of
+/// `path` and on, if the mask and the obstacles allow it.
+fn straight_on(position: Vec2, here: Point, path: &PlannedPath) -> Option<Joined> {
+    let rest = path.waypoints.get(1..).unwrap_or(&[]);
+    let next = path.mask_points.get(1).or(path.mask_points.first())?;
+    if !(line_of_sight(&path.grid, here, *next) && clear_of_obstacles(path, here, *next)) {
+        return None;
+    }
+    let rest = if path.mask_points.len() > 1 {
+        rest
+    } else {
+        &path.waypoints[..]
+    };
+    Some(Joined::Walk {
+        waypoints: std::iter::once(position)
+            .chain(rest.iter().copied())
+            .collect(),
+        teleport: None,
+    })
 }
 
 /// Whether the straight step from `here` to `next` (mask points) keeps out of the
@@ -546,7 +814,8 @@ fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -> bool {
         .is_none()
 }
 
-/// Applies a job's answer, unless the job was replaced or the walker is gone.
+/// Applies a job's answer, unless the job was replaced or the walker is gone; then
+/// starts the request that waited for it, if any.
 fn complete_job(
     world: &mut World,
     walker: Entity,
@@ -563,6 +832,37 @@ fn complete_job(
     let Some(mut job) = entity.take::<PathJob>() else {
         return;
     };
+    // An answer whose destination is far from the waiting request's would send the
+    // walker the wrong way for a moment: drop it and plan the waiting one.
+    let join_distance = world
+        .get_resource::<WalkTuning>()
+        .map_or(0.0, |tuning| tuning.rerequest_join_distance);
+    if let Some(pending) = job.pending
+        && !(pending.target.distance(job.target) <= join_distance)
+    {
+        let next = PathJob {
+            pending: None,
+            ..PathJob::new(job.request, job.target, job.kind)
+        };
+        answer_cancelled(world, walker, next);
+        start_pending(world, walker, &job);
+        return;
+    }
+    apply_answer(world, walker, &mut job, output, basis);
+    if world.get::<PathJob>(walker).map(|j| j.serial) != Some(job.serial) {
+        start_pending(world, walker, &job);
+    }
+}
+
+/// Applies the answer of `job` (taken from the walker), or puts the job back to plan
+/// again from further ahead.
+fn apply_answer(
+    world: &mut World,
+    walker: Entity,
+    job: &mut PathJob,
+    output: PlanOutput,
+    basis: Option<PlanBasis>,
+) {
     let position = entity_world_xy(world, walker).unwrap_or(Vec2::NAN);
     let planned = match output {
         PlanOutput::Path(path) => {
@@ -582,15 +882,24 @@ fn complete_job(
                     };
                     Some((waypoints, teleport, path.snapped, watch))
                 }
-                Joined::Retry if job.attempts + 1 < MAX_ATTEMPTS => {
-                    job.attempts += 1;
-                    job.state = JobState::Waiting;
+                retry @ (Joined::RetryFromHere | Joined::Retry)
+                    if job.attempts + 1 < MAX_ATTEMPTS =>
+                {
+                    let mut again = PathJob::new(job.request, job.target, job.kind)
+                        .with_face(job.face)
+                        .with_share(job.share);
+                    again.serial = job.serial;
+                    again.attempts = job.attempts + 1;
+                    again.pending = job.pending.take();
                     if let Ok(mut entity) = world.get_entity_mut(walker) {
-                        entity.insert(job);
+                        entity.insert(again);
+                        if matches!(retry, Joined::RetryFromHere) && entity.contains::<WalkPath>() {
+                            entity.insert(WalkOnHold);
+                        }
                     }
                     return;
                 }
-                Joined::Retry => {
+                Joined::RetryFromHere | Joined::Retry => {
                     warn!(
                         "walker {walker}: {} could not be joined to where the walker got to after {MAX_ATTEMPTS} plans",
                         job.request
@@ -622,6 +931,7 @@ fn complete_job(
                 WalkState::Walking,
                 watch,
             ));
+            entity.remove::<WalkOnHold>();
             match basis {
                 Some(basis) => entity.insert(PlannedOn(basis)),
                 None => entity.remove::<PlannedOn>(),
@@ -676,6 +986,7 @@ type JobWalker = (
     Option<&'static ChildOf>,
     Option<&'static WalkPath>,
     &'static mut PathJob,
+    Has<WalkOnHold>,
 );
 
 /// Starts path tasks for jobs whose room and mask are ready.
@@ -691,13 +1002,14 @@ pub(crate) fn start_jobs(
     time: Res<Time>,
     timing: Res<AnswerTimingSetting>,
     layout: Res<ObstacleLayout>,
+    tuning: Res<WalkTuning>,
 ) {
     let ahead = match timing.0 {
-        AnswerTiming::WhenReady => PLAN_AHEAD_SECONDS,
+        AnswerTiming::WhenReady => tuning.plan_ahead_seconds,
         AnswerTiming::AfterFrames(frames) => frames as f32 * time.delta_secs(),
     };
     let mut starting: Vec<(Entity, PlanQuery, PlanBasis)> = Vec::new();
-    for (entity, walker, transform, child_of, path, mut job) in &mut walkers {
+    for (entity, walker, transform, child_of, path, mut job, held) in &mut walkers {
         if !matches!(job.state, JobState::Waiting) {
             continue;
         }
@@ -716,7 +1028,7 @@ pub(crate) fn start_jobs(
         // from a little further along its path, so that the new path starts where it
         // will be rather than where it was.
         let (from, on_path) = match path {
-            Some(path) if walker.speed.is_finite() && walker.speed > 0.0 => {
+            Some(path) if !held && walker.speed.is_finite() && walker.speed > 0.0 => {
                 let lead = walker.speed * ahead * 2f32.powi(job.attempts as i32);
                 let (point, after) = path.point_ahead(position, lead);
                 (point, Some((path.request, after)))
@@ -758,14 +1070,15 @@ pub(crate) fn start_jobs(
         }
     }
     for (entity, mut query, basis) in starting {
-        let Ok((.., mut job)) = walkers.get_mut(entity) else {
+        let Ok((.., mut job, _)) = walkers.get_mut(entity) else {
             continue;
         };
         query.share_destination = job.share
-            || query
-                .goal
-                .pixel()
-                .is_some_and(|pixel| sent_to[&(query.key, pixel)] >= CROWD);
+            || query.goal.pixel().is_some_and(|pixel| {
+                tuning
+                    .crowd_share
+                    .is_some_and(|crowd| sent_to[&(query.key, pixel)] >= crowd)
+            });
         let in_flight = InFlight::new(&planner.planning);
         let worker = planner.clone();
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
@@ -800,12 +1113,6 @@ pub(crate) fn walk_query(
     }
 }
 
-/// This many walkers sent to one destination pixel in one frame share one field from
-/// it. A field fills the whole region: on the room masks of BENCHMARKS.md it costs as
-/// much as 10 to 40 searches (a 1080p room: 16.7 ms against a 0.45 ms median
-/// search), on mazes about one; past this many walkers it pays on every mask measured.
-pub(crate) const CROWD: usize = 16;
-
 /// Answers `job` unreachable.
 fn fail(commands: &mut Commands, entity: Entity, job: &mut PathJob) {
     job.state = JobState::Done;
@@ -818,7 +1125,7 @@ fn fail(commands: &mut Commands, entity: Entity, job: &mut PathJob) {
 /// Collects finished path tasks (see [`AnswerTiming`]).
 pub(crate) fn poll_jobs(
     mut commands: Commands,
-    mut jobs: Query<(Entity, &mut PathJob)>,
+    mut jobs: Query<(Entity, &mut PathJob), With<Walker>>,
     timing: Res<AnswerTimingSetting>,
 ) {
     for (entity, mut job) in &mut jobs {

@@ -4,7 +4,7 @@
 use bevy::asset::AssetLoadFailedEvent;
 use bevy::prelude::*;
 
-use super::job::{JobKind, NoBasis, PathJob, PlannedOn, Rooms, current_basis};
+use super::job::{NoBasis, PathJob, PlannedOn, Rooms, current_basis, queue_replan};
 use super::worker::Planner;
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
@@ -48,8 +48,12 @@ pub(crate) fn replan_changed(
         };
         match job {
             Some(mut job) => {
-                if job.running_basis().is_some_and(|basis| Some(*basis) != now) {
-                    // Same request, new circumstances: start over (dropping the task).
+                // Same request, new pixels, areas or room: start over (dropping the
+                // task). A room that only moved keeps the search: its answer is in
+                // mask pixels, and the walk it gives is re-planned if need be.
+                if job.running_basis().is_some_and(|basis| {
+                    now.is_none_or(|now| (now.room, now.key) != (basis.room, basis.key))
+                }) {
                     job.restart();
                 }
             }
@@ -62,11 +66,7 @@ pub(crate) fn replan_changed(
                         "walker {entity}: its room or mask changed, re-planning to {}",
                         path.target
                     );
-                    commands.entity(entity).try_insert(
-                        PathJob::new(path.request, path.target, JobKind::Replan)
-                            .with_face(path.face)
-                            .with_share(chaser),
-                    );
+                    queue_replan(&mut commands, entity, path, chaser);
                 }
             }
         }

@@ -12,7 +12,8 @@ use super::job::{PathJob, Rooms, current_basis};
 use super::worker::{InFlight, Planner};
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::walker::{WalkPath, WalkState, Walker};
+use crate::tuning::{WalkTuning, WarmUpWalkers};
+use crate::walker::{KeepWarm, Player, WalkPath, WalkState, Walker};
 
 /// What a warm-up was started for: the grid and the walker's pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,11 +28,13 @@ struct WarmKey {
 pub(crate) struct WarmUp {
     key: WarmKey,
     task: Option<Task<()>>,
+    /// The field was seen in the cache after the task ended: if it goes (another
+    /// field evicted it), a player's is filled again, once.
+    filled: bool,
+    /// It was filled again once already: fields that evict each other (a budget
+    /// too small for the walkers warmed) do not take turns for ever.
+    refilled: bool,
 }
-
-/// At most this many warm-up tasks run (or wait to run) at once, so that a path
-/// task queued on the async compute pool waits for at most one fill.
-const MAX_WARMING: usize = 1;
 
 /// A walker that may be standing still.
 type StandingWalker = (
@@ -41,6 +44,8 @@ type StandingWalker = (
     Option<&'static ChildOf>,
     &'static WalkState,
     Option<&'static mut WarmUp>,
+    Has<Player>,
+    Has<KeepWarm>,
 );
 
 /// Starts a warm-up task for walkers standing still whose (grid, pixel) has none yet;
@@ -53,11 +58,18 @@ pub(crate) fn warm_fields(
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
     planner: Res<Planner>,
+    tuning: Res<WalkTuning>,
 ) {
     if !planner.warm {
         return;
     }
-    for (entity, walker, transform, child_of, state, mut warm) in &mut walkers {
+    for (entity, walker, transform, child_of, state, mut warm, player, keep_warm) in &mut walkers {
+        if tuning.warm_up == WarmUpWalkers::Players && !player && !keep_warm {
+            if warm.is_some() {
+                commands.entity(entity).try_remove::<WarmUp>();
+            }
+            continue;
+        }
         if !matches!(
             state,
             WalkState::Idle | WalkState::Arrived | WalkState::Unreachable
@@ -86,11 +98,13 @@ pub(crate) fn warm_fields(
             {
                 warm.task = None;
             }
-            continue;
+            if warm.task.is_some() || !player || warm.refilled || !evicted(&planner, warm, mask) {
+                continue;
+            }
         }
         // Path tasks share the pool with warm-ups: keep at most a few fills ahead of
         // them; the others start in a later frame.
-        if planner.warming.load(Ordering::Relaxed) >= MAX_WARMING {
+        if planner.warming.load(Ordering::Relaxed) >= tuning.max_warming {
             continue;
         }
         let warming = InFlight::new(&planner.warming);
@@ -101,12 +115,40 @@ pub(crate) fn warm_fields(
             worker.warm_up(key.grid, &pixels, key.pixel)
         });
         let task = Some(task);
+        let refill = warm.as_ref().is_some_and(|warm| warm.key == key);
+        let started = WarmUp {
+            key,
+            task,
+            filled: false,
+            refilled: refill,
+        };
         match warm {
             // Dropping the old task cancels it.
-            Some(mut warm) => *warm = WarmUp { key, task },
+            Some(mut warm) => *warm = started,
             None => {
-                commands.entity(entity).try_insert(WarmUp { key, task });
+                commands.entity(entity).try_insert(started);
             }
         }
     }
+}
+
+/// Whether the field of a finished warm-up was in the cache and has gone since
+/// (evicted by other fields). A field never seen there (a budget too small for it, a
+/// blocked pixel) is not filled again and again.
+fn evicted(planner: &Planner, warm: &mut WarmUp, mask: &WalkMask) -> bool {
+    let Some(grid) = planner
+        .cache
+        .ready_or_build_async(warm.key.grid, mask.core())
+    else {
+        return false;
+    };
+    let cached = planner.fields.peek(&grid, warm.key.pixel).is_some();
+    let gone = warm.filled && !cached;
+    warm.filled = cached;
+    gone
+}
+
+/// Drops the warm-up of an entity that is no longer a walker.
+pub(crate) fn forget(entity: &mut EntityWorldMut) {
+    entity.remove::<WarmUp>();
 }

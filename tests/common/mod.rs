@@ -418,3 +418,111 @@ pub fn add_log(app: &mut App) {
             log.observed.push(Entry::from(&*ev))
         });
 }
+
+// ---------------------------------------------------------------- timing
+
+/// How a test's frames are run: answers exactly `n` frames after their search starts
+/// with frames run back to back, or as soon as ready with frames paced in real time
+/// (16 ms of wall clock per frame, as a game at 60 Hz), so that the pool's threads
+/// finish work between frames as they do in a game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pace {
+    /// `AnswerTiming::AfterFrames(n)`, frames back to back: exact.
+    Exact(u32),
+    /// `AnswerTiming::WhenReady`, frames paced: assert bounds, not exact frames.
+    Paced,
+}
+
+impl Pace {
+    /// Both ways the plugin tests run.
+    pub const BOTH: [Pace; 2] = [Pace::Exact(2), Pace::Paced];
+
+    /// The test plugin ([`deterministic`]) with this answer timing.
+    pub fn plugin(self) -> WalkmaskPlugin {
+        WalkmaskPlugin {
+            answer_timing: match self {
+                Pace::Exact(n) => AnswerTiming::AfterFrames(n),
+                Pace::Paced => AnswerTiming::WhenReady,
+            },
+            ..deterministic()
+        }
+    }
+
+    /// A frame clock for this pace.
+    pub fn clock(self) -> FrameClock {
+        FrameClock {
+            paced: self == Pace::Paced,
+            next: std::time::Instant::now(),
+        }
+    }
+}
+
+/// Runs frames at a [`Pace`]: `frame` waits for the next 16 ms tick of the wall clock
+/// (paced) and updates the app. Game time advances 16 ms a frame either way.
+pub struct FrameClock {
+    paced: bool,
+    next: std::time::Instant,
+}
+
+impl FrameClock {
+    /// One frame.
+    pub fn frame(&mut self, app: &mut App) {
+        if self.paced {
+            let now = std::time::Instant::now();
+            if self.next > now {
+                std::thread::sleep(self.next - now);
+            }
+            // A late frame does not make the next ones rush.
+            self.next = self.next.max(now) + Duration::from_millis(16);
+        }
+        app.update();
+    }
+
+    /// `n` frames.
+    pub fn frames(&mut self, app: &mut App, n: usize) {
+        for _ in 0..n {
+            self.frame(app);
+        }
+    }
+
+    /// Frames until `pred` holds; panics after `max`. Returns the frames run.
+    pub fn until(
+        &mut self,
+        app: &mut App,
+        max: usize,
+        mut pred: impl FnMut(&mut World) -> bool,
+    ) -> usize {
+        for i in 0..max {
+            self.frame(app);
+            if pred(app.world_mut()) {
+                return i + 1;
+            }
+        }
+        panic!("condition not reached after {max} frames");
+    }
+}
+
+/// Checks the outcome contract on `log` for `ids`: each request exactly one answer,
+/// each walk that started ends exactly once, and after it nothing more of that request.
+pub fn assert_contract(log: &Log, ids: &[RequestId]) {
+    let entries = log.both();
+    for id in ids {
+        let kinds: Vec<&Kind> = entries
+            .iter()
+            .filter(|e| e.request == *id)
+            .map(|e| &e.kind)
+            .collect();
+        let answers = kinds.iter().filter(|k| k.is_answer()).count();
+        let walker = entries.iter().find(|e| e.request == *id).map(|e| e.entity);
+        let kinds_of = format!("{walker:?}: {kinds:?}");
+        let kinds = kinds;
+        assert_eq!(answers, 1, "{id}: {kinds_of}");
+        assert!(kinds[0].is_answer(), "{id} answered first: {kinds_of}");
+        let started = matches!(kinds[0], Kind::Ready { .. });
+        let ends = kinds.iter().filter(|k| k.is_end()).count();
+        assert_eq!(ends, usize::from(started), "{id}: {kinds_of}");
+        if started {
+            assert!(kinds.last().unwrap().is_end(), "{id} ends last: {kinds_of}");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The plugin's tuning: thresholds and switches a game may change at runtime
+//! ([`WalkTuning`]).
+
+use bevy::prelude::*;
+
+/// Which standing walkers get a warm field (see
+/// [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+pub enum WarmUpWalkers {
+    /// Only [`Player`](crate::Player) walkers and walkers marked
+    /// [`KeepWarm`](crate::KeepWarm) (the default): idle NPCs do not evict the
+    /// player's field.
+    #[default]
+    Players,
+    /// Every standing walker.
+    All,
+}
+
+/// Thresholds and switches of the walk lifecycle, read every frame: change the
+/// resource to tune a running game. The plugin inserts it from
+/// [`WalkmaskPlugin::tuning`](crate::WalkmaskPlugin::tuning).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::WalkTuning;
+///
+/// fn calm_hover(mut tuning: ResMut<WalkTuning>) {
+///     tuning.hover = false; // no hover answers (no warm-field traces on the main thread)
+/// }
+/// # bevy::ecs::system::assert_is_system(calm_hover);
+/// ```
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug)]
+pub struct WalkTuning {
+    /// A request that arrives while the walker's previous search still runs waits for
+    /// that search (only the newest waiting request is kept; the ones it replaces are
+    /// answered [`PathCancelled`](crate::PathCancelled)). When the search ends, its
+    /// path is walked if its destination lies within this many world units of the
+    /// waiting request's, so that a walker sent somewhere new every frame (a held
+    /// button, a chaser) keeps walking; otherwise its answer is dropped. Then the
+    /// waiting request is planned. Default 64.
+    pub rerequest_join_distance: f32,
+    /// How far ahead (seconds of walking) a walking walker is planned from with
+    /// [`AnswerTiming::WhenReady`](crate::AnswerTiming::WhenReady) at the first
+    /// attempt (doubled at each further attempt), so that the new path starts where
+    /// the walker will be when it lands. Default 0.05 (three frames at 60 Hz).
+    pub plan_ahead_seconds: f32,
+    /// Walkers sent to one destination pixel in one frame share one distance field
+    /// from it when they are at least this many (a field fills the whole region, as
+    /// much as 10 to 40 searches on room masks). `None`: never (only chasers share).
+    /// Default `Some(16)`.
+    pub crowd_share: Option<usize>,
+    /// At most this many warm-up fills run (or wait to run) at once, so that a path
+    /// task waits for at most that many fills on the pool. Default 1.
+    pub max_warming: usize,
+    /// Which standing walkers get warm fields (when
+    /// [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields) is on).
+    pub warm_up: WarmUpWalkers,
+    /// Answer [`WalkHover`](crate::WalkHover) (default true). Off, the answer stays
+    /// `None` and costs nothing.
+    pub hover: bool,
+    /// A hover query is started once the pointer has rested on one mask pixel this
+    /// many frames. Default 2.
+    pub hover_rest_frames: u32,
+    /// After a walker re-plans because a solid obstacle moved into or out of its way,
+    /// it waits this long before re-planning for obstacles again. Default
+    /// [`OBSTACLE_REPLAN_SECONDS`](crate::OBSTACLE_REPLAN_SECONDS).
+    pub obstacle_replan_seconds: f32,
+}
+
+impl Default for WalkTuning {
+    fn default() -> Self {
+        Self {
+            rerequest_join_distance: 64.0,
+            plan_ahead_seconds: 0.05,
+            crowd_share: Some(16),
+            max_warming: 1,
+            warm_up: WarmUpWalkers::Players,
+            hover: true,
+            hover_rest_frames: 2,
+            obstacle_replan_seconds: crate::obstacle::OBSTACLE_REPLAN_SECONDS,
+        }
+    }
+}

@@ -1,0 +1,592 @@
+//! Model-based randomized test of the walk lifecycle: random sequences of what games
+//! do to walkers (requests, a request every frame, stops, steering on and off,
+//! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
+//! obstacles added and removed, the room moved, walkers moved by game code,
+//! despawned, stripped of `Walker`, the mask replaced), under every answer timing,
+//! checked against the invariants after every frame and at the end:
+//!
+//! * every request gets exactly one answer, and nothing comes for an unknown one;
+//! * every walk that started ends exactly once, after its start;
+//! * `WalkState`, `Heading` and `WalkPath` agree;
+//! * the plugin never moves a walker across the room's wall (except along a route
+//!   through given points, or while the room itself just moved under it);
+//! * no task is left behind, and nothing piles up (entities, open requests).
+//!
+//! `WALKMASK_MODEL_CASES` sets the number of cases (default 1200) and
+//! `WALKMASK_MODEL_SEED` the first seed, for longer runs.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::{AnswerTiming, PlannerStatus};
+use common::{
+    Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
+    run_until,
+};
+
+/// A small xorshift generator: the cases are reproducible from their seed.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % u64::from(n.max(1))) as u32
+    }
+    fn chance(&mut self, one_in: u32) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
+/// The masks: a wall that every variant has (x = 30..=33, y <= 39), a gate band of
+/// area 2 (x = 40..=43), and in the second variant a blocked block.
+fn mask_pixel(variant: u32, x: u32, y: u32) -> u8 {
+    if (30..=33).contains(&x) && y <= 39 {
+        0
+    } else if (40..=43).contains(&x) {
+        2
+    } else if variant == 1 && (8..=14).contains(&x) && (8..=14).contains(&y) {
+        0
+    } else {
+        1
+    }
+}
+
+/// Whether world point `p` lies on the permanent wall of the room at `room_at`.
+fn on_wall(p: Vec2, room_at: Vec2) -> bool {
+    let local = p - room_at;
+    let (x, y) = (local.x + 32.0, 24.0 - local.y);
+    if !(x >= 0.0 && y >= 0.0 && x < 64.0 && y < 48.0) {
+        return false;
+    }
+    let (x, y) = (x.floor() as u32, y.floor() as u32);
+    (30..=33).contains(&x) && y <= 39
+}
+
+/// Whether world point `p` lies on a pixel that is walkable in every variant, with
+/// every area open or closed: a walker standing anywhere else (pushed there by game
+/// code) steps onto the nearest walkable pixel at once, as it should.
+fn on_floor(p: Vec2, room_at: Vec2) -> bool {
+    let local = p - room_at;
+    let (x, y) = (local.x + 32.0, 24.0 - local.y);
+    if !(x >= 0.0 && y >= 0.0 && x < 64.0 && y < 48.0) {
+        return false;
+    }
+    let (x, y) = (x.floor() as u32, y.floor() as u32);
+    (0..2).all(|variant| mask_pixel(variant, x, y) == 1)
+}
+
+/// Whether the straight move from `a` to `b` touches the wall (sampled every 0.05).
+fn crosses_wall(a: Vec2, b: Vec2, room_at: Vec2) -> bool {
+    let steps = (a.distance(b) / 0.05).ceil().max(1.0) as usize;
+    (0..=steps).any(|i| on_wall(a.lerp(b, i as f32 / steps as f32), room_at))
+}
+
+/// Whether a frame's move from `a` to `b` can have kept off the wall: straight, or
+/// round the first corners of one of the walker's paths (a walker passes corners
+/// within a frame).
+fn move_keeps_off_wall(a: Vec2, b: Vec2, paths: &[&[Vec2]], room_at: Vec2) -> bool {
+    std::iter::once(&[][..])
+        .chain(
+            paths
+                .iter()
+                .flat_map(|path| (1..=path.len()).map(|k| &path[..k])),
+        )
+        .any(|corners| {
+            let mut at = a;
+            for &corner in corners.iter().chain([&b]) {
+                if crosses_wall(at, corner, room_at) {
+                    return false;
+                }
+                at = corner;
+            }
+            true
+        })
+}
+
+/// The case's world: the app and what the model tracks.
+struct Case {
+    app: App,
+    rng: Rng,
+    room: Entity,
+    mask: Handle<WalkMask>,
+    walkers: Vec<Entity>,
+    /// Walkers sent somewhere new every frame, with the point they are sent to.
+    streams: HashMap<Entity, Vec2>,
+    issued: Vec<RequestId>,
+    anywhere: HashSet<RequestId>,
+    room_at: Vec2,
+    /// Frames since the room last moved.
+    room_still: u32,
+    /// Answers seen so far per request.
+    answers: HashMap<RequestId, u32>,
+    seen_entries: usize,
+    /// What was done, for the failure message.
+    trace: Vec<String>,
+}
+
+impl Case {
+    fn new(seed: u64) -> Self {
+        let mut rng = Rng::new(seed);
+        let timing = match rng.below(5) {
+            0 => AnswerTiming::AfterFrames(0),
+            1 => AnswerTiming::AfterFrames(1),
+            2 => AnswerTiming::AfterFrames(3),
+            _ => AnswerTiming::WhenReady,
+        };
+        let mut app = headless_app(WalkmaskPlugin {
+            answer_timing: timing,
+            ..deterministic()
+        });
+        add_log(&mut app);
+        let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
+        let room = app.world_mut().spawn(WalkRoom::new(mask.clone())).id();
+        let mut case = Self {
+            app,
+            rng,
+            room,
+            mask,
+            walkers: Vec::new(),
+            streams: HashMap::new(),
+            issued: Vec::new(),
+            anywhere: HashSet::new(),
+            room_at: Vec2::ZERO,
+            room_still: u32::MAX,
+            answers: HashMap::new(),
+            seen_entries: 0,
+            trace: Vec::new(),
+        };
+        for _ in 0..1 + case.rng.below(4) {
+            case.spawn_walker();
+        }
+        case
+    }
+
+    fn random_point(&mut self) -> Vec2 {
+        if self.rng.chance(40) {
+            return Vec2::new(f32::NAN, 1.0);
+        }
+        let x = self.rng.below(80) as f32 - 8.0;
+        let y = self.rng.below(64) as f32 - 8.0;
+        px(0, 0) + self.room_at + Vec2::new(x, -y)
+    }
+
+    fn random_walkable(&mut self) -> Vec2 {
+        loop {
+            let (x, y) = (self.rng.below(64), self.rng.below(48));
+            if mask_pixel(0, x, y) == 1 {
+                return px(x, y) + self.room_at;
+            }
+        }
+    }
+
+    fn spawn_walker(&mut self) {
+        let at = self.random_walkable();
+        let speed = 60.0 + self.rng.below(200) as f32;
+        let mut walker = self.app.world_mut().spawn((
+            Walker::new(speed),
+            Transform::from_translation(at.extend(1.0)),
+        ));
+        if self.rng.chance(2) {
+            walker.insert(Player);
+        }
+        if self.rng.chance(3) {
+            walker.insert(WalkObstacle::circle(1.5));
+        }
+        let id = walker.id();
+        self.walkers.push(id);
+    }
+
+    fn pick(&mut self) -> Option<Entity> {
+        if self.walkers.is_empty() {
+            return None;
+        }
+        let i = self.rng.below(self.walkers.len() as u32) as usize;
+        Some(self.walkers[i])
+    }
+
+    fn request(&mut self, walker: Entity, target: Vec2) {
+        let id = request(&mut self.app, walker, target);
+        self.issued.push(id);
+    }
+
+    /// One random operation.
+    fn operate(&mut self) {
+        let Some(walker) = self.pick() else {
+            self.spawn_walker();
+            return;
+        };
+        let op = self.rng.below(16);
+        let at = self
+            .app
+            .world()
+            .get::<Transform>(walker)
+            .map(|t| t.translation.truncate());
+        self.trace.push(format!("op {op} on {walker} at {at:?}"));
+        match op {
+            0..=3 => {
+                let target = self.random_point();
+                self.request(walker, target);
+            }
+            4 => {
+                if self.streams.remove(&walker).is_none() {
+                    let from = self.random_walkable();
+                    self.streams.insert(walker, from);
+                }
+            }
+            5 => {
+                self.app
+                    .world_mut()
+                    .commands()
+                    .entity(walker)
+                    .stop_walking();
+            }
+            6 => {
+                let input = match self.rng.below(4) {
+                    0 => None,
+                    1 => Some(Vec2::ZERO),
+                    _ => {
+                        let a = self.rng.below(360) as f32 * std::f32::consts::PI / 180.0;
+                        Some(Vec2::from_angle(a))
+                    }
+                };
+                let mut entity = self.app.world_mut().entity_mut(walker);
+                match input {
+                    Some(input) => entity.insert(WalkInput(input)),
+                    None => entity.remove::<WalkInput>(),
+                };
+            }
+            7 => {
+                let via = self.random_walkable();
+                let to = self.random_walkable();
+                let id = self
+                    .app
+                    .world_mut()
+                    .commands()
+                    .entity(walker)
+                    .walk_anywhere([via], to);
+                self.issued.push(id);
+                self.anywhere.insert(id);
+            }
+            8 => {
+                let target = self.pick().filter(|t| *t != walker);
+                let mut entity = self.app.world_mut().entity_mut(walker);
+                match target {
+                    Some(target) if !entity.contains::<WalkChase>() => {
+                        entity.insert(WalkChase::new(target));
+                    }
+                    _ => {
+                        entity.remove::<WalkChase>();
+                    }
+                }
+            }
+            9 => {
+                let open = self.rng.chance(2);
+                let room = self.room;
+                self.app
+                    .world_mut()
+                    .get_mut::<WalkRoom>(room)
+                    .unwrap()
+                    .set_area(2, open);
+            }
+            10 => {
+                let mut entity = self.app.world_mut().entity_mut(walker);
+                if entity.contains::<WalkObstacle>() {
+                    entity.remove::<WalkObstacle>();
+                } else {
+                    entity.insert(WalkObstacle::circle(1.5));
+                }
+            }
+            11 if self.rng.chance(3) => {
+                let shift = Vec2::new(
+                    self.rng.below(5) as f32 - 2.0,
+                    self.rng.below(5) as f32 - 2.0,
+                );
+                self.room_at += shift;
+                self.room_still = 0;
+                let room = self.room;
+                self.app
+                    .world_mut()
+                    .get_mut::<Transform>(room)
+                    .unwrap()
+                    .translation = self.room_at.extend(0.0);
+            }
+            12 => {
+                let to = if self.rng.chance(4) {
+                    self.random_point()
+                } else {
+                    self.random_walkable()
+                };
+                if to.is_finite() {
+                    self.app
+                        .world_mut()
+                        .get_mut::<Transform>(walker)
+                        .unwrap()
+                        .translation = to.extend(1.0);
+                }
+            }
+            13 => {
+                self.walkers.retain(|w| *w != walker);
+                self.streams.remove(&walker);
+                if self.rng.chance(2) {
+                    self.app.world_mut().despawn(walker);
+                } else {
+                    self.app.world_mut().entity_mut(walker).remove::<Walker>();
+                }
+                self.spawn_walker();
+            }
+            14 if self.rng.chance(2) => {
+                let variant = self.rng.below(2);
+                let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
+                    mask_pixel(variant, x, y)
+                })
+                .unwrap();
+                let mask = self.mask.clone();
+                *self
+                    .app
+                    .world_mut()
+                    .resource_mut::<Assets<WalkMask>>()
+                    .get_mut(&mask)
+                    .unwrap() = WalkMask::new(new);
+            }
+            _ => {
+                let target = self.random_walkable();
+                let id = self
+                    .app
+                    .world_mut()
+                    .commands()
+                    .entity(walker)
+                    .walk_to_facing(target, Face::Direction(FacingDirection::Left));
+                self.issued.push(id);
+            }
+        }
+    }
+
+    fn positions(&self) -> HashMap<Entity, Vec2> {
+        self.walkers
+            .iter()
+            .filter_map(|&w| {
+                let t = self.app.world().get::<Transform>(w)?;
+                Some((w, t.translation.truncate()))
+            })
+            .collect()
+    }
+
+    /// The request of `walker`'s walk, if it walks one.
+    fn walk_of(&self, walker: Entity) -> Option<RequestId> {
+        self.app.world().get::<WalkPath>(walker).map(|p| p.request)
+    }
+
+    /// One frame: operations, the streams, the update, then the per-frame checks.
+    fn frame(&mut self, seed: u64, frame: u32) {
+        self.trace.push(format!("frame {frame}"));
+        for _ in 0..self.rng.below(3) {
+            self.operate();
+        }
+        let streams: Vec<(Entity, Vec2)> = self.streams.iter().map(|(e, p)| (*e, *p)).collect();
+        for (walker, at) in streams {
+            let next = at + Vec2::new(self.rng.below(3) as f32 - 1.0, 0.0);
+            self.streams.insert(walker, next);
+            self.request(walker, next);
+        }
+        self.app.world_mut().flush();
+        let before = self.positions();
+        let paths_before: HashMap<Entity, Vec<Vec2>> = self
+            .walkers
+            .iter()
+            .filter_map(|&w| {
+                let path = self.app.world().get::<WalkPath>(w)?;
+                Some((
+                    w,
+                    path.waypoints[path.next.min(path.waypoints.len())..].to_vec(),
+                ))
+            })
+            .collect();
+        let anywhere_before: HashSet<Entity> = self
+            .walkers
+            .iter()
+            .copied()
+            .filter(|&w| self.walk_of(w).is_some_and(|r| self.anywhere.contains(&r)))
+            .collect();
+        if self.rng.chance(3) {
+            std::thread::yield_now();
+        }
+        self.app.update();
+        self.room_still = self.room_still.saturating_add(1);
+        let after = self.positions();
+        let ctx = format!("seed {seed}, frame {frame}");
+        for (&walker, &b) in &after {
+            let Some(&a) = before.get(&walker) else {
+                continue;
+            };
+            let on_route = anywhere_before.contains(&walker)
+                || self
+                    .walk_of(walker)
+                    .is_some_and(|r| self.anywhere.contains(&r));
+            if a != b && !on_route && self.room_still > 12 && on_floor(a, self.room_at) {
+                let old = paths_before.get(&walker).map_or(&[][..], Vec::as_slice);
+                let new = self
+                    .app
+                    .world()
+                    .get::<WalkPath>(walker)
+                    .map_or(&[][..], |p| &p.waypoints[..p.next.min(p.waypoints.len())]);
+                assert!(
+                    move_keeps_off_wall(a, b, &[old, new], self.room_at),
+                    "{ctx}: {walker} moved {a} -> {b} across the wall (room at {}): {:?} {:?} {:?}\n{:?}\n{}",
+                    self.room_at,
+                    self.app.world().get::<WalkState>(walker),
+                    self.app.world().get::<WalkPath>(walker),
+                    self.app.world().get::<WalkInput>(walker),
+                    self.app
+                        .world()
+                        .resource::<Log>()
+                        .observed
+                        .iter()
+                        .filter(|e| e.entity == walker)
+                        .collect::<Vec<_>>(),
+                    self.trace.join("\n")
+                );
+            }
+            self.check_state(walker, &ctx);
+        }
+        self.check_answers(&ctx);
+    }
+
+    fn check_state(&self, walker: Entity, ctx: &str) {
+        let world = self.app.world();
+        let (Some(state), Some(heading)) =
+            (world.get::<WalkState>(walker), world.get::<Heading>(walker))
+        else {
+            return;
+        };
+        let path = world.get::<WalkPath>(walker);
+        if path.is_some() {
+            assert_eq!(*state, WalkState::Walking, "{ctx}: {walker} has a path");
+        }
+        if heading.0 != Vec2::ZERO {
+            assert_eq!(
+                *state,
+                WalkState::Walking,
+                "{ctx}: {walker} heads {heading:?}"
+            );
+            assert!(heading.0.is_normalized(), "{ctx}: {heading:?}");
+        }
+        if *state == WalkState::Walking && path.is_none() {
+            let steered = world
+                .get::<WalkInput>(walker)
+                .is_some_and(|input| input.0 != Vec2::ZERO);
+            assert!(steered, "{ctx}: {walker} walking without a path or input");
+        }
+        if let Some(path) = path {
+            assert!(path.next <= path.waypoints.len(), "{ctx}: {path:?}");
+        }
+    }
+
+    /// No request answered twice, so far.
+    fn check_answers(&mut self, ctx: &str) {
+        let log = self.app.world().resource::<Log>();
+        for entry in &log.observed[self.seen_entries..] {
+            if entry.kind.is_answer() {
+                let n = self.answers.entry(entry.request).or_default();
+                *n += 1;
+                assert_eq!(
+                    *n,
+                    1,
+                    "{ctx}: {} answered twice: {:?}",
+                    entry.request,
+                    log.of(entry.request)
+                );
+            }
+        }
+        self.seen_entries = log.observed.len();
+    }
+
+    /// Lets everything end, then checks the whole log and what is left.
+    fn finish(mut self, seed: u64) {
+        let ctx = format!("seed {seed}, end");
+        self.streams.clear();
+        for &walker in &self.walkers.clone() {
+            let mut entity = self.app.world_mut().entity_mut(walker);
+            entity.remove::<(WalkChase, WalkInput)>();
+            self.app
+                .world_mut()
+                .commands()
+                .entity(walker)
+                .stop_walking();
+        }
+        self.app.world_mut().flush();
+        run(&mut self.app, 8);
+        for &walker in &self.walkers.clone() {
+            self.app.world_mut().despawn(walker);
+        }
+        run_until(&mut self.app, 10_000, |w| {
+            w.resource::<PlannerStatus>().tasks_in_flight() == 0
+        });
+        run(&mut self.app, 2);
+        self.check_answers(&ctx);
+        let log = self.app.world().resource::<Log>();
+        let mut ids: HashSet<RequestId> = self.issued.iter().copied().collect();
+        // Chasers' own requests too.
+        ids.extend(log.observed.iter().map(|e| e.request));
+        let ids: Vec<RequestId> = ids.into_iter().collect();
+        let check =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_contract(log, &ids)));
+        if let Err(panic) = check {
+            eprintln!(
+                "{ctx}: the outcome contract failed\n{}",
+                self.trace.join("\n")
+            );
+            std::panic::resume_unwind(panic);
+        }
+        // Only the room is left: walkers and their state are gone.
+        let walkers = self
+            .app
+            .world_mut()
+            .query_filtered::<Entity, With<Walker>>()
+            .iter(self.app.world())
+            .count();
+        assert_eq!(walkers, 0, "{ctx}");
+        assert_eq!(
+            self.app
+                .world()
+                .resource::<PlannerStatus>()
+                .tasks_in_flight(),
+            0,
+            "{ctx}"
+        );
+    }
+}
+
+fn run_case(seed: u64) {
+    let mut case = Case::new(seed);
+    let frames = 60 + case.rng.below(60);
+    for frame in 0..frames {
+        case.frame(seed, frame);
+    }
+    case.finish(seed);
+}
+
+#[test]
+fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
+    let cases: u64 = std::env::var("WALKMASK_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1200);
+    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for seed in first..first + cases {
+        run_case(seed);
+    }
+}

@@ -1,0 +1,370 @@
+//! The walk lifecycle under both answer timings (exact frames, and real pacing with
+//! answers applied when ready): requests sent every frame, steering into walls,
+//! walkers moved by game code, hover answers beside moving obstacles, warm-ups,
+//! scale maps without `.meta` files, and the last outcomes of removed walkers.
+//!
+//! The usual 64 x 48 wall mask (a wall at x = 30..=33 down to y = 39), where pixel
+//! (px, py) is world (px - 32, 24 - py).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::{FieldCacheStats, KeepWarm, WarmFieldCache};
+use common::{
+    Kind, Log, Pace, assert_contract, create_generated_dir, deterministic, headless_app, load_mask,
+    path_stays_on, pixel_of, position, px, request, room_pixel, run, spawn_walker, wait_for,
+    wall_room_app, write_grey_png,
+};
+
+fn on_wall(p: Vec2) -> bool {
+    let (x, y) = pixel_of(p);
+    room_pixel(x, y) == 0
+}
+
+fn heading(app: &App, walker: Entity) -> Vec2 {
+    app.world().get::<Heading>(walker).unwrap().0
+}
+
+fn state(app: &App, walker: Entity) -> WalkState {
+    *app.world().get::<WalkState>(walker).unwrap()
+}
+
+/// A walker sent somewhere new every frame (press and hold, a chaser) walks: each
+/// request waits for the search under way instead of dropping it, so answers land.
+#[test]
+fn a_request_every_frame_moves_the_walker_and_every_request_is_answered_once() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let start = px(2, 44);
+        let walker = spawn_walker(&mut app, Walker::new(100.0), start);
+        let mut clock = pace.clock();
+        let mut ids = Vec::new();
+        // 2.4 s of a target sliding right along the bottom, a pixel every 3 frames
+        // (20 units a second, from 6 units ahead of the walker to 56).
+        let target = |frame: u32| px(8 + frame / 3, 44);
+        for frame in 0..150u32 {
+            ids.push(request(&mut app, walker, target(frame)));
+            clock.frame(&mut app);
+        }
+        let moved = position(&app, walker).distance(start);
+        assert!(
+            moved > 40.0,
+            "{pace:?}: moved {moved} in 2.4 s behind a target 54 units away"
+        );
+        let last = target(149);
+        clock.until(&mut app, 300, |w| {
+            w.get::<WalkPath>(walker).is_none()
+                && *w.get::<WalkState>(walker).unwrap() == WalkState::Arrived
+        });
+        assert!(position(&app, walker).distance(last) < 1e-3, "{pace:?}");
+        let log = app.world().resource::<Log>();
+        assert_contract(log, &ids);
+        // Most requests were superseded while they waited; some were walked.
+        let walked = ids
+            .iter()
+            .filter(|id| matches!(log.kinds(**id)[0], Kind::Ready { .. }))
+            .count();
+        assert!(walked >= 10, "{pace:?}: {walked} walked");
+    }
+}
+
+/// With exact timing, a request that waited for the search under way is answered
+/// exactly `n` frames after its own search starts, which is the frame after the one
+/// it waited for lands: the same frames on every run.
+#[test]
+fn a_waiting_request_lands_at_an_exact_frame() {
+    let (mut app, _) = wall_room_app(Pace::Exact(2).plugin());
+    let walker = spawn_walker(&mut app, Walker::new(100.0), px(4, 44));
+    let first = request(&mut app, walker, px(14, 44));
+    app.update(); // frame 1: first's search starts
+    let second = request(&mut app, walker, px(16, 44));
+    app.update(); // frame 2: second waits
+    assert!(app.world().resource::<Log>().of(first).is_empty());
+    app.update(); // frame 3: first lands; second's job is made
+    let log = app.world().resource::<Log>();
+    assert!(matches!(log.kinds(first)[..], [Kind::Ready { .. }]));
+    assert!(log.of(second).is_empty());
+    run(&mut app, 2); // frame 4: second's search starts; frame 5: one poll
+    assert!(app.world().resource::<Log>().of(second).is_empty());
+    app.update(); // frame 6: second lands, superseding first's walk
+    let log = app.world().resource::<Log>();
+    assert!(matches!(log.kinds(second)[..], [Kind::Ready { .. }]));
+    assert!(matches!(
+        log.kinds(first)[..],
+        [Kind::Ready { .. }, Kind::Stopped(StopReason::Superseded, _)]
+    ));
+}
+
+/// A request far from the one under way drops that one's answer when it lands (the
+/// walker never turns toward a place it was sent away from): cancelled, and the
+/// walker walks straight to the newer target.
+#[test]
+fn a_far_request_drops_the_answer_it_waited_for() {
+    for pace in Pace::BOTH {
+        let mut plugin = pace.plugin();
+        plugin.tuning.rerequest_join_distance = 16.0;
+        let (mut app, _) = wall_room_app(plugin);
+        let start = px(20, 44);
+        let walker = spawn_walker(&mut app, Walker::new(100.0), start);
+        let mut clock = pace.clock();
+        let west = request(&mut app, walker, px(2, 44));
+        clock.frame(&mut app);
+        let east = request(&mut app, walker, px(60, 44));
+        let mut positions = Vec::new();
+        clock.until(&mut app, 400, |w| {
+            positions.push(w.get::<Transform>(walker).unwrap().translation.x);
+            w.resource::<Log>()
+                .has(walker, |k| matches!(k, Kind::Arrived(_)))
+        });
+        let log = app.world().resource::<Log>();
+        assert_contract(log, &[west, east]);
+        if log.kinds(west) == vec![Kind::Cancelled] {
+            assert!(
+                positions.iter().all(|x| *x >= start.x - 1e-3),
+                "{pace:?}: stepped west {positions:?}"
+            );
+        } else {
+            // Paced, the first answer may land before the second request is read.
+            assert_eq!(pace, Pace::Paced);
+        }
+        assert!(position(&app, walker).distance(px(60, 44)) < 1e-3);
+    }
+}
+
+/// Steered flush against the wall, clicked away, and pushed into the wall again: the
+/// walk is over and the walker stands (it does not stay `Planning` or `Walking`
+/// with its old heading).
+#[test]
+fn a_walker_pushed_into_a_wall_after_a_click_stands() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(26, 10));
+        let mut clock = pace.clock();
+        let push = |app: &mut App, d: Vec2| {
+            app.world_mut().entity_mut(walker).insert(WalkInput(d));
+        };
+        push(&mut app, Vec2::X);
+        clock.frames(&mut app, 30);
+        let flush = position(&app, walker);
+        assert!(flush.x > px(29, 10).x - 0.6, "{pace:?}: at {flush}");
+        push(&mut app, Vec2::ZERO);
+        clock.frames(&mut app, 2);
+        let id = request(&mut app, walker, px(5, 10));
+        clock.frame(&mut app);
+        push(&mut app, Vec2::X);
+        clock.frames(&mut app, 10);
+        push(&mut app, Vec2::ZERO);
+        clock.frames(&mut app, 5);
+        assert_eq!(state(&app, walker), WalkState::Idle, "{pace:?}");
+        assert_eq!(heading(&app, walker), Vec2::ZERO, "{pace:?}");
+        assert!(app.world().get::<WalkPath>(walker).is_none());
+        assert!(!on_wall(position(&app, walker)));
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}
+
+/// `WalkInput` removed while the walker is steered: it stands.
+#[test]
+fn removing_walk_input_mid_steer_leaves_the_walker_standing() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(10, 44));
+        let mut clock = pace.clock();
+        app.world_mut()
+            .entity_mut(walker)
+            .insert(WalkInput(Vec2::X));
+        clock.frames(&mut app, 5);
+        assert_eq!(state(&app, walker), WalkState::Walking);
+        app.world_mut().entity_mut(walker).remove::<WalkInput>();
+        clock.frames(&mut app, 2);
+        assert_eq!(state(&app, walker), WalkState::Idle, "{pace:?}");
+        assert_eq!(heading(&app, walker), Vec2::ZERO, "{pace:?}");
+    }
+}
+
+/// Game code moves a walker mid-walk to the other side of the wall: it plans again
+/// from there and never walks through the wall toward its old next corner.
+#[test]
+fn a_walker_moved_by_game_code_mid_walk_never_crosses_the_wall() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walker = spawn_walker(&mut app, Walker::new(150.0), px(10, 20));
+        let mut clock = pace.clock();
+        let target = px(50, 20);
+        let id = request(&mut app, walker, target);
+        clock.until(&mut app, 100, |w| w.get::<WalkPath>(walker).is_some());
+        clock.frames(&mut app, 3);
+        let moved_to = px(50, 5);
+        app.world_mut()
+            .get_mut::<Transform>(walker)
+            .unwrap()
+            .translation = moved_to.extend(1.0);
+        let mut trail = vec![moved_to];
+        clock.until(&mut app, 600, |w| {
+            trail.push(w.get::<Transform>(walker).unwrap().translation.truncate());
+            w.resource::<Log>()
+                .has(walker, |k| matches!(k, Kind::Arrived(_)))
+        });
+        assert!(
+            path_stays_on(&trail, |x, y| room_pixel(x, y) == 1),
+            "{pace:?}: crossed the wall: {trail:?}"
+        );
+        assert!(position(&app, walker).distance(target) < 1e-3);
+        let log = app.world().resource::<Log>();
+        assert_contract(log, &[id]);
+        assert!(
+            !log.replanned(walker).is_empty(),
+            "{pace:?}: re-planned from where it was put"
+        );
+    }
+}
+
+/// The hover answer for a pointer resting over the room comes while a solid
+/// character walks nearby (obstacles move every frame).
+#[test]
+fn the_hover_answer_comes_while_a_solid_character_walks() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
+        app.world_mut().entity_mut(player).insert(Player);
+        let guard = spawn_walker(&mut app, Walker::new(90.0), px(48, 44));
+        app.world_mut()
+            .entity_mut(guard)
+            .insert(WalkObstacle::circle(2.0));
+        let mut clock = pace.clock();
+        let point = px(50, 20);
+        let mut answered = false;
+        // Back and forth, never arriving (24 units take 16 frames); the pointer comes
+        // to rest once the guard is on its way.
+        for frame in 0..80 {
+            if frame % 15 == 0 {
+                let end = if frame % 30 == 0 { 36 } else { 60 };
+                request(&mut app, guard, px(end, 44));
+            }
+            if frame == 20 {
+                app.world_mut().resource_mut::<WalkHover>().point = Some(point);
+            }
+            clock.frame(&mut app);
+            let hover = app.world().resource::<WalkHover>();
+            answered |= hover.answer.as_ref().is_some_and(|a| a.point == point);
+        }
+        assert!(
+            app.world().get::<WalkPath>(guard).is_some(),
+            "{pace:?}: the guard walked all along"
+        );
+        assert!(answered, "{pace:?}: no hover answer in 60 frames");
+    }
+}
+
+fn warm_app() -> (App, Entity, Entity) {
+    let (mut app, _) = wall_room_app(WalkmaskPlugin {
+        warm_fields: true,
+        ..deterministic()
+    });
+    let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
+    app.world_mut().entity_mut(player).insert(Player);
+    let npc = spawn_walker(&mut app, Walker::new(100.0), px(50, 20));
+    (app, player, npc)
+}
+
+fn fields(app: &App) -> FieldCacheStats {
+    app.world().resource::<WarmFieldCache>().stats()
+}
+
+/// Warm fields are filled for players by default, not for every NPC standing
+/// around; a player's field that was dropped (evicted) is filled again while it
+/// stands; `KeepWarm` asks for one for an NPC.
+#[test]
+fn warm_ups_are_for_players_and_come_back_after_eviction() {
+    let (mut app, _player, npc) = warm_app();
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WarmFieldCache>().stats().fills >= 1
+    });
+    run(&mut app, 20);
+    assert_eq!(fields(&app).fills, 1, "only the player's field");
+    app.world().resource::<WarmFieldCache>().clear();
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WarmFieldCache>().stats().entries == 1
+    });
+    assert_eq!(fields(&app).fills, 2, "filled again");
+    app.world_mut().entity_mut(npc).insert(KeepWarm);
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WarmFieldCache>().stats().entries == 2
+    });
+}
+
+/// A `*.scale.png` without a `.meta` file is read as grey levels, as scale maps are.
+#[test]
+fn a_scale_map_without_a_meta_file_keeps_its_grey_levels() {
+    create_generated_dir();
+    write_grey_png("generated/lifecycle_ramp.scale.png", (8, 4), |x, _| {
+        (x * 30) as u8
+    });
+    let mut app = headless_app(deterministic());
+    let handle = load_mask(&mut app, "generated/lifecycle_ramp.scale.png");
+    let masks = app.world().resource::<Assets<WalkMask>>();
+    let map = masks.get(&handle).unwrap();
+    for x in 1..8 {
+        assert_eq!(map.area_at(x, 2), Some((x * 30) as u8), "x = {x}");
+    }
+}
+
+/// Removing `Walker` (or despawning) answers the open request and ends the open walk,
+/// once, and leaves no walk state behind.
+#[test]
+fn removing_walker_closes_the_request_and_the_walk() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walking = spawn_walker(&mut app, Walker::new(100.0), px(10, 44));
+        let planning = spawn_walker(&mut app, Walker::new(100.0), px(12, 44));
+        let mut clock = pace.clock();
+        let walk = request(&mut app, walking, px(60, 44));
+        clock.until(&mut app, 100, |w| w.get::<WalkPath>(walking).is_some());
+        let plan = request(&mut app, planning, px(60, 40));
+        clock.frame(&mut app);
+        app.world_mut().entity_mut(walking).remove::<Walker>();
+        app.world_mut().entity_mut(planning).remove::<Walker>();
+        clock.frames(&mut app, 5);
+        let log = app.world().resource::<Log>();
+        assert_contract(log, &[walk, plan]);
+        assert!(matches!(
+            log.kinds(walk)[..],
+            [Kind::Ready { .. }, Kind::Stopped(StopReason::Removed, _)]
+        ));
+        match &log.kinds(plan)[..] {
+            [Kind::Cancelled] => {}
+            // Paced, its answer may have landed in that frame.
+            [Kind::Ready { .. }, Kind::Stopped(StopReason::Removed, _)] => {
+                assert_eq!(pace, Pace::Paced)
+            }
+            other => panic!("{pace:?}: {other:?}"),
+        }
+        assert!(app.world().get::<WalkPath>(walking).is_none());
+        let stays = position(&app, walking);
+        clock.frames(&mut app, 5);
+        assert_eq!(position(&app, walking), stays, "no longer walks");
+    }
+}
+
+/// A route through given points for an entity whose `Transform` was removed, and a
+/// request for an entity that is gone, are answered.
+#[test]
+fn requests_that_cannot_start_are_answered() {
+    let (mut app, _) = wall_room_app(deterministic());
+    let walker = spawn_walker(&mut app, Walker::new(100.0), px(10, 44));
+    app.world_mut().entity_mut(walker).remove::<Transform>();
+    let route = app
+        .world_mut()
+        .commands()
+        .entity(walker)
+        .walk_anywhere([px(20, 44)], px(30, 44));
+    let gone = app.world_mut().spawn_empty().id();
+    app.world_mut().despawn(gone);
+    let ghost = request(&mut app, gone, px(5, 5));
+    app.world_mut().flush();
+    run(&mut app, 3);
+    let log = app.world().resource::<Log>();
+    assert_eq!(log.kinds(route), vec![Kind::Unreachable]);
+    assert_eq!(log.kinds(ghost), vec![Kind::Unreachable]);
+}
