@@ -297,9 +297,11 @@ pub(crate) fn hold_pressed_room(
         && press.event.button == bevy::picking::pointer::PointerButton::Primary
         && rooms.get(press.entity).is_ok()
     {
+        // Nothing sent yet: a press walks on its release (the click) or, held, as soon
+        // as the hold begins.
         *held = HeldPress {
             pressed: Some((press.entity, time.elapsed_secs())),
-            sent: press.event.hit.position.map(|p| p.truncate()),
+            sent: None,
         };
     }
 }

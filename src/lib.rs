@@ -27,6 +27,8 @@
 //!   from it (a horde costs one fill per step of its prey).
 //! * [`Facing`]: which of 4 or 8 directions a walker faces, following its movement
 //!   with hysteresis, for picking its walk and stand loops.
+//! * The walk lifecycle (every state, input and outcome) is drawn in [`outcome`]; its
+//!   thresholds and switches are in [`WalkTuning`].
 //! * Every request gets exactly one answer carrying its id: [`PathReady`],
 //!   [`PathUnreachable`] or [`PathCancelled`]. Every walk that starts ends exactly
 //!   once: [`Arrived`] or [`WalkStopped`]; in between, [`PathReplanned`] reports each
@@ -47,9 +49,9 @@
 //! ## Threads
 //!
 //! With Bevy's `multi_threaded` feature (part of Bevy's default features), grids,
-//! fills and searches run on the async compute pool's threads; the main thread only
-//! starts tasks, polls them, and checks one straight segment when it joins an answer to
-//! a walker that moved meanwhile. Without it (a build without `multi_threaded`, or the
+//! fills and searches run on the async compute pool's threads; the main thread starts
+//! tasks, polls them, checks the straight steps that join an answer to a walker that
+//! moved meanwhile, and traces hover answers from warm fields. Without it (a build without `multi_threaded`, or the
 //! web), Bevy runs a pool task on the thread that spawns it, inside `spawn`: every
 //! search then runs on the main thread during [`WalkmaskSystems::Plan`], and its answer
 //! is applied in the same frame's [`WalkmaskSystems::Poll`]. Everything else (answers,

@@ -181,7 +181,8 @@ pub(crate) fn notice_teleports(mut commands: Commands, mut walkers: Query<Placed
         let pixel = basis.map_or(0.0, |basis| basis.mapping.pixel_size().min_element());
         // Local units: a walker's parent may scale them, which only makes this
         // threshold coarser or finer by that scale.
-        if !(placed.0.distance(here) > pixel) {
+        // NaN positions count as not moved.
+        if placed.0.distance(here).partial_cmp(&pixel) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         placed.0 = here;

@@ -321,7 +321,7 @@ pub(crate) fn replan_for_obstacles(
                 path.target
             );
             watch.quiet_until = now + tuning.obstacle_replan_seconds;
-            queue_replan(&mut commands, entity, &path, false);
+            queue_replan(&mut commands, entity, path, false);
         }
     }
 }

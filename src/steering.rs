@@ -210,19 +210,19 @@ impl SteerStep<'_> {
     }
 }
 
+/// A walker whose steering input went away.
+type ReleasedWalker = (
+    Entity,
+    &'static mut Heading,
+    &'static mut WalkState,
+    Has<WalkPath>,
+    Has<PathJob>,
+);
+
 /// Walkers whose [`WalkInput`] was removed while they were steered stand.
 pub(crate) fn release_steering(
     mut commands: Commands,
-    mut walkers: Query<
-        (
-            Entity,
-            &mut Heading,
-            &mut WalkState,
-            Has<WalkPath>,
-            Has<PathJob>,
-        ),
-        (With<Steered>, Without<WalkInput>),
-    >,
+    mut walkers: Query<ReleasedWalker, (With<Steered>, Without<WalkInput>)>,
 ) {
     for (entity, mut heading, mut state, walking, planning) in &mut walkers {
         commands.entity(entity).try_remove::<Steered>();

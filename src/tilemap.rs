@@ -261,7 +261,12 @@ pub(crate) fn sync_tile_rooms(
         let placement = room_transform(&size, &grid, &tile_size, &anchor, k);
         match (state, room_mask) {
             (Some(state), Some(handle)) if masks.get(&handle).is_some() => {
-                if let Some(mut existing) = masks.get_mut(&handle) {
+                // A tile that changed but not its walkability (an animated texture)
+                // leaves the mask, its grids and every walk alone.
+                let same = masks.get(&handle).is_some_and(|existing| {
+                    existing.size() == mask.size() && existing.core().areas() == mask.core().areas()
+                });
+                if !same && let Some(mut existing) = masks.get_mut(&handle) {
                     *existing = mask;
                 }
                 commands.entity(state.room).insert(placement);

@@ -323,6 +323,61 @@ fn a_door_tile_that_shuts_mid_walk_replans_the_walk() {
     assert_eq!(*path.last().unwrap(), to);
 }
 
+/// Tiles that change but stay as walkable (an animated texture, a walk component
+/// with the same area) leave the mask and the walks alone: no re-plan.
+#[test]
+fn tile_changes_that_keep_walkability_replan_nothing() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let (layer, tiles) = spawn_layer(
+        &mut app,
+        UVec2::new(10, 7),
+        16.0,
+        WalkTileLayer::default()
+            .with_texture(0, 1)
+            .with_texture(1, 1),
+        TilemapAnchor::Center,
+        Transform::default(),
+        |_, _| Some((0, None, true)),
+    );
+    run(&mut app, 2);
+    let geometry = geometry(&mut app, layer);
+    let from = geometry.tile_center(TilePos { x: 1, y: 1 });
+    let to = geometry.tile_center(TilePos { x: 8, y: 5 });
+    let walker = app
+        .world_mut()
+        .spawn((
+            Walker::new(40.0),
+            Transform::from_translation(from.extend(1.0)),
+        ))
+        .id();
+    let id = request(&mut app, walker, to);
+    run(&mut app, 3);
+    let room = room_of(&mut app, layer);
+    let mask = app.world().get::<WalkRoom>(room).unwrap().mask.id();
+    let mut frame = 0u32;
+    run_until(&mut app, 2_000, |w| {
+        // Every frame a tile flips between two floor textures.
+        frame += 1;
+        let (_, tile) = tiles[(frame as usize * 7) % tiles.len()];
+        w.entity_mut(tile)
+            .insert(TileTextureIndex(frame % 2))
+            .insert(TileWalk { area: 1 });
+        w.resource::<Log>()
+            .of(id)
+            .iter()
+            .any(|e| matches!(e.kind, Kind::Arrived(_)))
+    });
+    assert!(app.world().resource::<Log>().replanned(walker).is_empty());
+    assert!(
+        app.world()
+            .resource::<Assets<WalkMask>>()
+            .get(mask)
+            .is_some(),
+        "the same mask"
+    );
+}
+
 /// An isometric layer gets no room (and an error in the log), and nothing panics.
 #[test]
 fn other_map_types_get_no_room() {

@@ -368,3 +368,97 @@ fn requests_that_cannot_start_are_answered() {
     assert_eq!(log.kinds(route), vec![Kind::Unreachable]);
     assert_eq!(log.kinds(ghost), vec![Kind::Unreachable]);
 }
+
+/// A window of 1280 x 720 and a 2D camera at the origin (its projection filled in by
+/// hand: the camera systems live in the renderer); returns the window.
+fn window_and_camera(app: &mut App) -> Entity {
+    use bevy::camera::{CameraProjection, RenderTargetInfo};
+    let window = app
+        .world_mut()
+        .spawn((Window::default(), bevy::window::PrimaryWindow))
+        .id();
+    let mut projection = OrthographicProjection::default_2d();
+    projection.update(1280.0, 720.0);
+    let mut camera = Camera::default();
+    camera.computed.target_info = Some(RenderTargetInfo {
+        physical_size: UVec2::new(1280, 720),
+        scale_factor: 1.0,
+    });
+    camera.computed.clip_from_view = projection.get_clip_from_view();
+    app.world_mut().spawn((Camera2d, camera));
+    window
+}
+
+fn put_cursor(app: &mut App, window: Entity, world: Vec2) {
+    app.world_mut()
+        .get_mut::<Window>(window)
+        .unwrap()
+        .set_cursor_position(Some(Vec2::new(640.0 + world.x, 360.0 - world.y)));
+}
+
+fn left_button(app: &mut App, window: Entity, pressed: bool) {
+    use bevy::input::ButtonState;
+    use bevy::input::mouse::MouseButtonInput;
+    app.world_mut().write_message(MouseButtonInput {
+        button: MouseButton::Left,
+        state: if pressed {
+            ButtonState::Pressed
+        } else {
+            ButtonState::Released
+        },
+        window,
+    });
+}
+
+/// Press and hold: while the left button stays down, the player walks toward the
+/// cursor wherever it goes (round the wall), and stops following when it is let go.
+#[test]
+fn press_and_hold_walks_the_player_after_the_cursor() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(WalkmaskPlugin {
+            click_input: ClickInput::Cursor,
+            ..pace.plugin()
+        });
+        let player = spawn_walker(&mut app, Walker::new(150.0), px(10, 20));
+        app.world_mut().entity_mut(player).insert(Player);
+        let window = window_and_camera(&mut app);
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        put_cursor(&mut app, window, px(12, 44));
+        left_button(&mut app, window, true);
+        clock.frames(&mut app, 20);
+        // Held: the cursor sweeps along the bottom and up the far side of the wall.
+        for x in 12..56u32 {
+            put_cursor(&mut app, window, px(x, 44));
+            clock.frame(&mut app);
+        }
+        for y in (10..44u32).rev() {
+            put_cursor(&mut app, window, px(56, y));
+            clock.frame(&mut app);
+        }
+        let end = px(56, 10);
+        clock.until(&mut app, 300, |w| {
+            w.get::<Transform>(player)
+                .unwrap()
+                .translation
+                .truncate()
+                .distance(end)
+                < 1e-3
+        });
+        // Let go; the cursor moving on is not followed.
+        left_button(&mut app, window, false);
+        clock.frames(&mut app, 2);
+        put_cursor(&mut app, window, px(60, 30));
+        clock.frames(&mut app, 30);
+        assert!(position(&app, player).distance(end) < 1e-3, "{pace:?}");
+        let log = app.world().resource::<Log>();
+        let ids: Vec<_> = log
+            .both()
+            .iter()
+            .filter(|e| e.kind.is_answer())
+            .map(|e| e.request)
+            .collect();
+        assert!(ids.len() > 10, "{pace:?}: {} requests", ids.len());
+        assert_contract(log, &ids);
+    }
+}

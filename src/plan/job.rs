@@ -1,49 +1,8 @@
 //! The life of a request: accepted, planned on the async compute pool, answered,
 //! joined to where the walker is when the answer lands.
 //!
-//! # The walk lifecycle
-//!
-//! A walker is in one of these states ([`WalkState`] shows it; `job` is the walker's
-//! request or re-plan under way, `walk` its [`WalkPath`], `waiting` the newest request
-//! that arrived while the job's search ran):
-//!
-//! ```text
-//!            request                   answer: path
-//!   Idle ─────────────▶ Planning ───────────────────▶ Walking ──── last waypoint ───▶ Arrived
-//!  Arrived               (job)   ─── answer: none ─▶ Unreachable    (walk)   ── Arrived event
-//! Unreachable                                                        │ ▲
-//!                                                                    │ │ re-plan lands
-//!                                      area, mask, room, obstacle,   ▼ │ (PathReplanned)
-//!                                      moved by game code ──▶ Walking + job (re-plan)
-//! ```
-//!
-//! | state | input | next | outcomes |
-//! |---|---|---|---|
-//! | no job | request | job (search starts in `Plan`) | — |
-//! | job not started | request | the new job | old request: `PathCancelled` |
-//! | job searching | request | job, the request waiting (replacing any waiting one) | replaced waiting request: `PathCancelled` |
-//! | job searching | its answer lands, waiting request near its target (within [`WalkTuning::rerequest_join_distance`]) | answer applied, then the waiting request's job | as for the answer below |
-//! | job searching | its answer lands, waiting request far | the waiting request's job | job's request: `PathCancelled` |
-//! | request job | answer: path | Walking | `PathReady`; a walk in progress: `WalkStopped` (`Superseded`) first |
-//! | request job | answer: none | Unreachable | `PathUnreachable`; a walk in progress: `WalkStopped` (`Superseded`) |
-//! | re-plan job | answer: path | Walking | `PathReplanned` |
-//! | re-plan job | answer: none | Unreachable | `WalkStopped` (`Blocked`) |
-//! | any job | answer cannot be joined to where the walker got to | the job again, from further ahead (8 tries, then as "none") | — |
-//! | Walking | last waypoint reached | Arrived (or Planning if a request's job runs) | `Arrived` |
-//! | Walking | room, mask, areas or walker settings change; a solid obstacle enters or leaves the path | Walking + re-plan job | — |
-//! | Walking | moved by game code | Walking + re-plan job; stands until it lands | — |
-//! | any | route through given points ([`Route::Anywhere`]) | Walking (no job) | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`); `PathReady` |
-//! | any | `stop_walking` | Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Stopped`) |
-//! | any | steering input not zero | Walking while it moves, else Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`) |
-//! | steered | input zero or `WalkInput` removed | Idle | — |
-//! | any | request with a point not finite | Unreachable | job's requests: `PathCancelled`; walk: `WalkStopped`; `PathUnreachable` |
-//! | any | `Walker` removed or despawned | — | job's requests: `PathCancelled`; walk: `WalkStopped` (`Removed`) |
-//! | not a walker | request | — | `PathUnreachable` |
-//!
-//! So every request gets exactly one answer, every walk that started ends exactly
-//! once, and at most one search per walker runs at a time: a walker sent somewhere
-//! new every frame (a held button, a chaser) gets the newest answer its searches can
-//! give rather than none.
+//! The states and transitions are drawn in the [`outcome`](crate::outcome) module's
+//! documentation; this module is where they happen.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -837,8 +796,9 @@ fn complete_job(
     let join_distance = world
         .get_resource::<WalkTuning>()
         .map_or(0.0, |tuning| tuning.rerequest_join_distance);
+    let serves = |pending: &PendingRequest| pending.target.distance(job.target) <= join_distance;
     if let Some(pending) = job.pending
-        && !(pending.target.distance(job.target) <= join_distance)
+        && !serves(&pending)
     {
         let next = PathJob {
             pending: None,

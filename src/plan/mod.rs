@@ -10,10 +10,11 @@
 //! * [`replan`]: walks and plans follow changes to rooms, masks and walkers;
 //! * [`commands`]: the walk commands, [`WalkCommandsExt`].
 //!
-//! The main thread only polls tasks and checks one straight segment when it joins an
-//! answer to a walker that moved; it never builds grids, fills or searches (with Bevy's
-//! `multi_threaded` feature: without it, Bevy runs pool tasks on the thread that
-//! spawns them, see the crate documentation).
+//! The main thread starts and polls tasks, checks the straight steps that join an
+//! answer to where its walker got to, and traces hover answers from warm fields
+//! ([`WalkTuning::hover`](crate::WalkTuning::hover) turns those off); it never builds
+//! grids, fills or searches (with Bevy's `multi_threaded` feature: without it, Bevy
+//! runs pool tasks on the thread that spawns them, see the crate documentation).
 
 pub(crate) mod commands;
 pub(crate) mod field_cache;

@@ -515,7 +515,6 @@ pub fn assert_contract(log: &Log, ids: &[RequestId]) {
         let answers = kinds.iter().filter(|k| k.is_answer()).count();
         let walker = entries.iter().find(|e| e.request == *id).map(|e| e.entity);
         let kinds_of = format!("{walker:?}: {kinds:?}");
-        let kinds = kinds;
         assert_eq!(answers, 1, "{id}: {kinds_of}");
         assert!(kinds[0].is_answer(), "{id} answered first: {kinds_of}");
         let started = matches!(kinds[0], Kind::Ready { .. });
