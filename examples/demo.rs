@@ -288,7 +288,7 @@ fn setup(
     let panel = BackgroundColor(Color::srgba(0.05, 0.04, 0.06, 0.72));
     commands.spawn((
         HelpText,
-        Text::new("Click or arrow keys to walk  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
+        Text::new("Click, hold or arrow keys to walk  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
         TextFont::from_font_size(17.0),
         TextColor(Color::srgb(0.96, 0.92, 0.84)),
         Node {

@@ -358,7 +358,6 @@ impl Plugin for WalkmaskPlugin {
                         .run_if(resource_exists::<ButtonInput<MouseButton>>),
                     (
                         room::place_rooms,
-                        movement::notice_teleports,
                         obstacle::gather_obstacles,
                         plan::replan::forget_changed_masks,
                         plan::replan::replan_changed,
@@ -379,7 +378,6 @@ impl Plugin for WalkmaskPlugin {
                         .in_set(WalkmaskSystems::Poll),
                     hover::follow_cursor.in_set(WalkmaskSystems::Input),
                     (
-                        steering::release_steering,
                         steering::steer_walkers,
                         movement::move_walkers,
                         movement::remember_placement,
@@ -393,6 +391,7 @@ impl Plugin for WalkmaskPlugin {
             .register_component_hooks::<Walker>()
             .on_remove(plan::job::walker_removed);
         app.add_observer(forget_removed_walker)
+            .add_observer(plan::replan::place_new_walker)
             .add_observer(chase::forget_aim);
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room)
@@ -411,6 +410,6 @@ impl Plugin for WalkmaskPlugin {
 /// [`Walker`] (the walk lifecycle's own state goes in `Walker`'s `on_remove` hook).
 fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
     if let Ok(mut entity) = commands.get_entity(removed.entity) {
-        entity.try_remove::<(steering::Steered, chase::ChaseAim, movement::Placed)>();
+        entity.try_remove::<(steering::Steered, chase::ChaseAim, plan::replan::Placed)>();
     }
 }

@@ -5,7 +5,8 @@ use bevy::prelude::*;
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
+use crate::plan::job::{PathJob, PlannedOn, WalkOnHold};
+use crate::plan::replan::Placed;
 use crate::scaling::DepthScale;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
@@ -131,69 +132,10 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
     );
 }
 
-/// Where the plugin last left a walker: its local x and y after [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Placed(Vec2);
-
-/// Remembers where each walker stands after the plugin moved it.
-pub(crate) fn remember_placement(
-    mut commands: Commands,
-    mut walkers: Query<(Entity, &Transform, Option<&mut Placed>), With<Walker>>,
-) {
-    for (entity, transform, placed) in &mut walkers {
-        let here = Placed(transform.translation.truncate());
-        match placed {
-            Some(mut placed) => {
-                placed.set_if_neq(here);
-            }
-            None => {
-                commands.entity(entity).try_insert(here);
-            }
-        }
-    }
-}
-
-/// A walker that may have been moved by game code.
-type PlacedWalker = (
-    Entity,
-    &'static Transform,
-    &'static mut Placed,
-    Option<&'static mut PathJob>,
-    Option<&'static WalkPath>,
-    Option<&'static PlannedOn>,
-    Has<crate::chase::WalkChase>,
-);
-
-/// Walkers that game code moved since the plugin last placed them (a teleport, a
-/// knock-back) plan again from where they are, and stand until that plan lands,
-/// rather than walk on to a waypoint that may lie behind a wall. Moves shorter than a
-/// mask pixel (a game rounding positions to whole pixels) are not teleports. Walks
-/// through given points ([`Route::Anywhere`](crate::Route::Anywhere)) just go on.
-pub(crate) fn notice_teleports(mut commands: Commands, mut walkers: Query<PlacedWalker>) {
-    for (entity, transform, mut placed, job, path, planned, chaser) in &mut walkers {
-        let here = transform.translation.truncate();
-        if placed.0 == here {
-            continue;
-        }
-        let basis = planned
-            .map(|planned| planned.0)
-            .or_else(|| job.as_ref().and_then(|job| job.running_basis().copied()));
-        let pixel = basis.map_or(0.0, |basis| basis.mapping.pixel_size().min_element());
-        // Local units: a walker's parent may scale them, which only makes this
-        // threshold coarser or finer by that scale.
-        // NaN positions count as not moved.
-        if placed.0.distance(here).partial_cmp(&pixel) != Some(std::cmp::Ordering::Greater) {
-            continue;
-        }
-        placed.0 = here;
-        if let Some(mut job) = job {
-            job.restart_from_here();
-        }
-        if let Some(path) = path
-            && planned.is_some()
-        {
-            commands.entity(entity).try_insert(WalkOnHold);
-            queue_replan(&mut commands, entity, path, chaser);
-        }
+/// Remembers where each walker stands after the plugin moved it (see
+/// [`Placed`]).
+pub(crate) fn remember_placement(mut walkers: Query<(&Transform, &mut Placed), With<Walker>>) {
+    for (transform, mut placed) in &mut walkers {
+        placed.set_if_neq(Placed(transform.translation.truncate()));
     }
 }

@@ -98,7 +98,18 @@ pub(crate) fn steer_walkers(
     masks: Res<Assets<WalkMask>>,
     planner: Res<Planner>,
     layout: Res<ObstacleLayout>,
+    mut released: Query<ReleasedWalker, (With<Steered>, Without<WalkInput>)>,
 ) {
+    // Walkers whose `WalkInput` was removed while they were steered stand.
+    for (entity, mut heading, mut state, walking, planning) in &mut released {
+        commands.entity(entity).try_remove::<Steered>();
+        if !walking {
+            heading.set_if_neq(Heading(Vec2::ZERO));
+        }
+        if !walking && !planning {
+            state.set_if_neq(WalkState::Idle);
+        }
+    }
     let dt = time.delta_secs();
     for (
         entity,
@@ -218,22 +229,6 @@ type ReleasedWalker = (
     Has<WalkPath>,
     Has<PathJob>,
 );
-
-/// Walkers whose [`WalkInput`] was removed while they were steered stand.
-pub(crate) fn release_steering(
-    mut commands: Commands,
-    mut walkers: Query<ReleasedWalker, (With<Steered>, Without<WalkInput>)>,
-) {
-    for (entity, mut heading, mut state, walking, planning) in &mut walkers {
-        commands.entity(entity).try_remove::<Steered>();
-        if !walking {
-            heading.set_if_neq(Heading(Vec2::ZERO));
-        }
-        if !walking && !planning {
-            state.set_if_neq(WalkState::Idle);
-        }
-    }
-}
 
 /// `grid` seen through the solid obstacles (but `walker`'s own, and those covering
 /// `from`) within reach of a step from `from`; `None` when there are none.

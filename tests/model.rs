@@ -23,7 +23,7 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, PlannerStatus};
 use common::{
-    Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
+    Kind, Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
     run_until,
 };
 
@@ -440,8 +440,22 @@ impl Case {
                     .world()
                     .get::<WalkPath>(walker)
                     .map_or(&[][..], |p| &p.waypoints[..p.next.min(p.waypoints.len())]);
+                // Paths that landed this frame (and may have been walked to the end).
+                let landed: Vec<Vec<Vec2>> = self.app.world().resource::<Log>().observed
+                    [self.seen_entries..]
+                    .iter()
+                    .filter(|e| e.entity == walker)
+                    .filter_map(|e| match &e.kind {
+                        Kind::Ready { waypoints, .. } | Kind::Replanned { waypoints, .. } => {
+                            Some(waypoints.get(1..).unwrap_or(&[]).to_vec())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let mut paths = vec![old, new];
+                paths.extend(landed.iter().map(Vec::as_slice));
                 assert!(
-                    move_keeps_off_wall(a, b, &[old, new], self.room_at),
+                    move_keeps_off_wall(a, b, &paths, self.room_at),
                     "{ctx}: {walker} moved {a} -> {b} across the wall (room at {}): {:?} {:?} {:?}\n{:?}\n{}",
                     self.room_at,
                     self.app.world().get::<WalkState>(walker),

@@ -4,7 +4,7 @@
 use bevy::asset::AssetLoadFailedEvent;
 use bevy::prelude::*;
 
-use super::job::{NoBasis, PathJob, PlannedOn, Rooms, current_basis, queue_replan};
+use super::job::{NoBasis, PathJob, PlannedOn, Rooms, WalkOnHold, current_basis, queue_replan};
 use super::worker::Planner;
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
@@ -21,7 +21,51 @@ type PlannedWalker = (
     Option<&'static WalkPath>,
     Option<&'static PlannedOn>,
     Has<WalkChase>,
+    Option<&'static mut Placed>,
 );
+
+/// Where the plugin last left a walker: its local x and y after
+/// [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Placed(pub(crate) Vec2);
+
+/// Every new walker is placed where it is.
+pub(crate) fn place_new_walker(
+    added: On<Add, Walker>,
+    walkers: Query<&Transform>,
+    mut commands: Commands,
+) {
+    if let Ok(transform) = walkers.get(added.entity) {
+        commands
+            .entity(added.entity)
+            .try_insert(Placed(transform.translation.truncate()));
+    }
+}
+
+/// Whether game code moved the walker since the plugin last placed it (a teleport, a
+/// knock-back): by more than a mask pixel of its plan, so that a game rounding
+/// positions to whole pixels does not count. Then `placed` is updated.
+fn moved_by_game(
+    placed: &mut Placed,
+    here: Vec2,
+    job: Option<&PathJob>,
+    planned_on: Option<&PlannedOn>,
+) -> bool {
+    if placed.0 == here {
+        return false;
+    }
+    let basis = planned_on
+        .map(|planned| planned.0)
+        .or_else(|| job.and_then(|job| job.running_basis().copied()));
+    // Local units: a walker's parent may scale them, which only makes this threshold
+    // coarser or finer by that scale.
+    let pixel = basis.map_or(0.0, |basis| basis.mapping.pixel_size().min_element());
+    let moved = placed.0.distance(here) > pixel;
+    if moved {
+        placed.0 = here;
+    }
+    moved
+}
 
 /// Compares each walker's plan with what it depends on now ([`PlanBasis`](super::job::PlanBasis):
 /// room, mask pixels, usable areas that occur in the mask, placement of the mask):
@@ -37,8 +81,32 @@ pub(crate) fn replan_changed(
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
-    for (entity, walker, transform, child_of, job, path, planned_on, chaser) in &mut walkers {
+    for (entity, walker, transform, child_of, mut job, path, planned_on, chaser, placed) in
+        &mut walkers
+    {
         if job.is_none() && path.is_none() {
+            continue;
+        }
+        // Moved by game code: plan again from where it is, and stand until that plan
+        // lands rather than walk on to a waypoint that may lie behind a wall. Walks
+        // through given points (`Route::Anywhere`) just go on.
+        if let Some(mut placed) = placed
+            && moved_by_game(
+                &mut placed,
+                transform.translation.truncate(),
+                job.as_deref(),
+                planned_on,
+            )
+        {
+            if let Some(job) = job.as_mut() {
+                job.restart_from_here();
+            }
+            if let Some(path) = path
+                && planned_on.is_some()
+            {
+                commands.entity(entity).try_insert(WalkOnHold);
+                queue_replan(&mut commands, entity, path, chaser);
+            }
             continue;
         }
         let position = walker_xy(transform, child_of, &parents);
