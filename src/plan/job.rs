@@ -678,7 +678,7 @@ fn join(
     walker: Entity,
     position: Vec2,
     start: &PlanStart,
-    path: &PlannedPath,
+    (path, basis): (&PlannedPath, Option<PlanBasis>),
 ) -> Joined {
     let here = path.mapping.world_to_mask(position);
     let rest = path.waypoints.get(1..).unwrap_or(&[]);
@@ -711,11 +711,15 @@ fn join(
             let mut waypoints = vec![position];
             waypoints.extend_from_slice(&old.waypoints[old.next..after]);
             waypoints.push(start.world);
-            // The old walk's corners were checked on the grid and among the
-            // obstacles of their own plan: game code may have moved the walker off
-            // it, or the room may have moved since. Every step up to the new path's
-            // start is checked on the new one's.
-            let open = waypoints.windows(2).all(|step| {
+            // The old walk's corners were checked on the grid, placement and
+            // obstacles of their own plan. The step onto them is always checked on
+            // the new one's (game code may have moved the walker off the walk); when
+            // the old walk was planned on another grid or placement (the room moved,
+            // the mask changed), every step up to the new path's start is.
+            let same_basis =
+                basis.is_some() && world.get::<PlannedOn>(walker).map(|p| p.0) == basis;
+            let checked = if same_basis { 1 } else { waypoints.len() };
+            let open = waypoints.windows(2).take(checked).all(|step| {
                 let (a, b) = (
                     path.mapping.world_to_mask(step[0]),
                     path.mapping.world_to_mask(step[1]),
@@ -827,7 +831,7 @@ fn apply_answer(
     let planned = match output {
         PlanOutput::Path(path) => {
             let start = job.start.expect("a job with an answer was started");
-            match join(world, walker, position, &start, &path) {
+            match join(world, walker, position, &start, (&path, basis)) {
                 Joined::Walk {
                     waypoints,
                     teleport,
