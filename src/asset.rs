@@ -205,12 +205,17 @@ pub struct WalkMaskLoaderSettings {
 impl WalkMaskLoaderSettings {
     /// The limits a load decodes with.
     pub fn limits(&self) -> walkmask::MaskLimits {
-        let mut limits = walkmask::MaskLimits::default();
-        if let Some(bytes) = self.max_alloc_bytes {
-            limits.max_alloc_bytes = bytes;
-        }
-        limits
+        limits_with(self.max_alloc_bytes)
     }
+}
+
+/// The core's default limits, with `max_alloc_bytes` when given.
+fn limits_with(max_alloc_bytes: Option<u64>) -> walkmask::MaskLimits {
+    let mut limits = walkmask::MaskLimits::default();
+    if let Some(bytes) = max_alloc_bytes {
+        limits.max_alloc_bytes = bytes;
+    }
+    limits
 }
 
 /// Why a walk mask could not be loaded.
@@ -359,11 +364,7 @@ impl AssetLoader for ScaleMapLoader {
         settings: &Self::Settings,
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
-        let limits = WalkMaskLoaderSettings {
-            rule: settings.rule.clone(),
-            max_alloc_bytes: settings.max_alloc_bytes,
-        }
-        .limits();
+        let limits = limits_with(settings.max_alloc_bytes);
         read_mask(reader, &settings.rule, limits, load_context).await
     }
 
