@@ -73,12 +73,21 @@
 //!
 //! ## Systems
 //!
-//! In [`Update`], chained: [`WalkmaskSystems::Input`] (clicks without picking) ->
+//! Chained, in [`WalkmaskPlugin::schedule`] ([`Update`] by default):
 //! [`WalkmaskSystems::Plan`] (changes, re-plans, requests, task spawning, warm-ups) ->
 //! [`WalkmaskSystems::Poll`] (finished tasks) -> [`WalkmaskSystems::Move`] (walking).
-//! Picking clicks arrive through an observer and become requests read in `Plan`.
-//! Order your own systems against these sets; write requests before `Plan` to have
-//! them start the same frame.
+//! [`WalkmaskSystems::Input`] (clicks without picking, the hover pointer) runs in
+//! `Update`, before `Plan` when that is in `Update` too. Picking clicks arrive through
+//! an observer and become requests read in `Plan`. Order your own systems against
+//! these sets; write requests before `Plan` to have them start the same frame.
+//!
+//! ## Determinism
+//!
+//! With [`AnswerTiming::AfterFrames`] every answer lands a fixed number of frames
+//! after its search starts, and answers do not depend on how fast the pool's threads
+//! ran; run the plugin in `FixedUpdate` ([`WalkmaskPlugin::in_schedule`]) and the same
+//! inputs at the same steps give the same waypoints and positions step by step
+//! (replays, lockstep). [`AnswerTiming`] says exactly what is promised.
 //!
 //! ## Example
 //!
@@ -132,6 +141,7 @@ pub mod tilemap;
 pub mod tuning;
 pub mod walker;
 
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 pub use walkmask;
 
@@ -246,6 +256,37 @@ pub struct WalkmaskPlugin {
     /// Thresholds and switches of the walk lifecycle (hover answers, warm-ups, crowd
     /// sharing, re-requests), inserted as the [`WalkTuning`] resource.
     pub tuning: WalkTuning,
+    /// The schedule that plans, answers and moves walkers ([`WalkmaskSystems::Plan`],
+    /// [`Poll`](WalkmaskSystems::Poll) and [`Move`](WalkmaskSystems::Move)). Default
+    /// [`Update`]; [`FixedUpdate`] for lockstep games and replays (see
+    /// [`in_schedule`](Self::in_schedule)). Pointer input
+    /// ([`WalkmaskSystems::Input`]) always runs in `Update`.
+    pub schedule: InternedScheduleLabel,
+}
+
+impl WalkmaskPlugin {
+    /// This plugin, planning, answering and moving walkers in `schedule`.
+    ///
+    /// In [`FixedUpdate`] walkers move by the fixed time step, and with
+    /// [`AnswerTiming::AfterFrames`] a run is deterministic: the same requests and
+    /// changes at the same steps give the same answers, waypoints and positions, step
+    /// by step, whatever the machine's speed (see [`AnswerTiming`]).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::{AnswerTiming, WalkmaskPlugin};
+    ///
+    /// let plugin = WalkmaskPlugin {
+    ///     answer_timing: AnswerTiming::AfterFrames(2),
+    ///     ..default()
+    /// }
+    /// .in_schedule(FixedUpdate);
+    /// # let _ = plugin;
+    /// ```
+    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
+        self.schedule = schedule.intern();
+        self
+    }
 }
 
 impl Default for WalkmaskPlugin {
@@ -260,11 +301,13 @@ impl Default for WalkmaskPlugin {
             answer_timing: AnswerTiming::WhenReady,
             search_index: true,
             tuning: WalkTuning::default(),
+            schedule: Update.intern(),
         }
     }
 }
 
-/// The plugin's system sets, in [`Update`], chained in this order.
+/// The plugin's system sets, chained in this order. `Input` runs in [`Update`]; the
+/// others in [`WalkmaskPlugin::schedule`] (`Update` by default).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -298,7 +341,8 @@ impl Plugin for WalkmaskPlugin {
             self.warm_fields,
             options,
             self.pathfinder_bytes,
-        );
+        )
+        .with_deterministic_answers(matches!(self.answer_timing, AnswerTiming::AfterFrames(_)));
         app.init_asset::<WalkMask>()
             .init_asset_loader::<asset::ScaleMapLoader>()
             // Last: the loader of typed loads whose file name no loader claims.
@@ -339,54 +383,68 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(planner.fields.clone())
             .insert_resource(PlannerStatus(planner.clone()))
             .insert_resource(planner)
-            .configure_sets(
-                Update,
-                (
-                    WalkmaskSystems::Input,
-                    WalkmaskSystems::Plan,
-                    WalkmaskSystems::Poll,
-                    WalkmaskSystems::Move,
-                )
-                    .chain(),
+            .init_resource::<plan::job::PlanClock>();
+        let schedule = self.schedule;
+        app.configure_sets(
+            schedule,
+            (
+                WalkmaskSystems::Plan,
+                WalkmaskSystems::Poll,
+                WalkmaskSystems::Move,
             )
-            .add_systems(
-                Update,
+                .chain(),
+        )
+        .add_systems(
+            Update,
+            (
+                (input::walk_to_cursor_click, input::walk_while_held)
+                    .chain()
+                    .run_if(resource_exists::<ButtonInput<MouseButton>>),
+                hover::follow_cursor,
+            )
+                .in_set(WalkmaskSystems::Input),
+        )
+        .add_systems(
+            schedule,
+            (
                 (
-                    (input::walk_to_cursor_click, input::walk_while_held)
-                        .chain()
-                        .in_set(WalkmaskSystems::Input)
-                        .run_if(resource_exists::<ButtonInput<MouseButton>>),
-                    (
-                        room::place_rooms,
-                        obstacle::gather_obstacles,
-                        plan::replan::forget_changed_masks,
-                        plan::replan::replan_changed,
-                        obstacle::replan_for_obstacles,
-                        chase::aim_chasers,
-                        plan::job::read_requests,
-                        plan::job::start_jobs,
-                        plan::warm_up::warm_fields,
-                    )
-                        .chain()
-                        .in_set(WalkmaskSystems::Plan),
-                    (
-                        plan::job::poll_jobs,
-                        query::poll_path_queries,
-                        hover::answer_hover,
-                    )
-                        .chain()
-                        .in_set(WalkmaskSystems::Poll),
-                    hover::follow_cursor.in_set(WalkmaskSystems::Input),
-                    (
-                        steering::steer_walkers,
-                        movement::move_walkers,
-                        movement::remember_placement,
-                        scaling::follow_depth,
-                    )
-                        .chain()
-                        .in_set(WalkmaskSystems::Move),
-                ),
-            );
+                    plan::job::count_frame,
+                    room::place_rooms,
+                    obstacle::gather_obstacles,
+                    plan::replan::forget_changed_masks,
+                    plan::replan::replan_changed,
+                    obstacle::replan_for_obstacles,
+                    chase::aim_chasers,
+                    plan::job::read_requests,
+                    plan::job::start_jobs,
+                    plan::warm_up::warm_fields,
+                )
+                    .chain()
+                    .in_set(WalkmaskSystems::Plan),
+                (
+                    plan::job::poll_jobs,
+                    // Jobs put back by answers (searches planned again, requests
+                    // that waited) start and are collected in the same frame.
+                    plan::job::start_jobs,
+                    plan::job::poll_jobs,
+                    query::poll_path_queries,
+                    hover::answer_hover,
+                )
+                    .chain()
+                    .in_set(WalkmaskSystems::Poll),
+                (
+                    steering::steer_walkers,
+                    movement::move_walkers,
+                    movement::remember_placement,
+                    scaling::follow_depth,
+                )
+                    .chain()
+                    .in_set(WalkmaskSystems::Move),
+            ),
+        );
+        if schedule == Update.intern() {
+            app.configure_sets(Update, WalkmaskSystems::Input.before(WalkmaskSystems::Plan));
+        }
         app.world_mut()
             .register_component_hooks::<Walker>()
             .on_remove(plan::job::walker_removed);
@@ -398,7 +456,7 @@ impl Plugin for WalkmaskPlugin {
             .add_observer(input::hold_pressed_room);
         #[cfg(feature = "tilemap")]
         app.register_type::<tilemap::TileWalk>().add_systems(
-            Update,
+            schedule,
             tilemap::sync_tile_rooms
                 .in_set(WalkmaskSystems::Plan)
                 .before(room::place_rooms),

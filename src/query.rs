@@ -135,6 +135,9 @@ pub(crate) struct PathQueries(Arc<Mutex<Vec<PendingPath>>>);
 struct PendingPath {
     id: PathQueryId,
     room: Entity,
+    /// The grid it was asked on: the answer is `None` when the room no longer has
+    /// that mask, or the mask's pixels changed.
+    key: GridKey,
     from: Vec2,
     to: Vec2,
     task: Task<PlanOutput>,
@@ -142,15 +145,26 @@ struct PendingPath {
 }
 
 /// Answers path queries whose task finished.
-pub(crate) fn poll_path_queries(mut commands: Commands, queries: Res<PathQueries>) {
+pub(crate) fn poll_path_queries(
+    mut commands: Commands,
+    queries: Res<PathQueries>,
+    rooms: Query<&WalkRoom>,
+    masks: Res<Assets<WalkMask>>,
+) {
     let mut pending = queries.0.lock().unwrap_or_else(|e| e.into_inner());
     pending.retain_mut(|query| {
         let Some(output) = check_ready(&mut query.task) else {
             return true;
         };
+        let same_mask = rooms.get(query.room).is_ok_and(|room| {
+            room.mask.id() == query.key.mask
+                && masks
+                    .get(&room.mask)
+                    .is_some_and(|mask| mask.revision() == query.key.revision)
+        });
         let (path, snapped) = match output {
-            PlanOutput::Path(path) => (Some(path.waypoints), path.snapped),
-            PlanOutput::Unreachable => (None, false),
+            PlanOutput::Path(path) if same_mask => (Some(path.waypoints), path.snapped),
+            PlanOutput::Path(_) | PlanOutput::Unreachable => (None, false),
         };
         let answer = PathQueryAnswer {
             id: query.id,
@@ -411,8 +425,9 @@ impl RoomView<'_, '_, '_> {
         ) else {
             return Err(WalkQueryError::NotFinite);
         };
+        let key = self.key()?;
         let query = PlanQuery {
-            key: self.key()?,
+            key,
             mask: self.mask.core().clone(),
             start,
             goal,
@@ -431,6 +446,7 @@ impl RoomView<'_, '_, '_> {
         pending.push(PendingPath {
             id,
             room: self.room,
+            key,
             from,
             to,
             task,

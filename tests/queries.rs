@@ -253,3 +253,41 @@ fn paths_are_answered_on_the_task_pool_like_walks() {
         (to_door.length() - path.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>()).abs() < 1e-3
     );
 }
+
+/// A path asked for in a room that goes away, or whose mask is replaced, before the
+/// answer lands is answered with no path: it was planned on pixels the room no
+/// longer has.
+#[test]
+fn a_path_asked_of_a_room_that_changed_has_no_answer_path() {
+    for change in ["despawn", "new mask"] {
+        let (mut app, room) = app();
+        app.init_resource::<Answers>().add_observer(
+            |ev: On<PathQueryAnswer>, mut answers: ResMut<Answers>| {
+                answers.0.push(ev.event().clone())
+            },
+        );
+        let (from, to) = (px(10, 10), px(50, 10));
+        // The grid is ready (an instant question prepares it).
+        ask_ready(&mut app, move |q| q.room(room)?.is_walkable(from)).unwrap();
+        let id = ask(&mut app, move |q| {
+            q.room(room).unwrap().find_path(from, to).unwrap()
+        });
+        match change {
+            "despawn" => {
+                app.world_mut().despawn(room);
+            }
+            _ => {
+                let other = add_mask(&mut app, 64, 48, |_, _| 1);
+                app.world_mut().get_mut::<WalkRoom>(room).unwrap().mask = other;
+            }
+        }
+        wait_for(&mut app, 100_000, |w| !w.resource::<Answers>().0.is_empty());
+        let answers = &app.world().resource::<Answers>().0;
+        assert_eq!(answers.len(), 1, "{change}");
+        assert_eq!(
+            (answers[0].id, answers[0].path.as_ref()),
+            (id, None),
+            "{change}"
+        );
+    }
+}

@@ -70,8 +70,8 @@ fn a_request_every_frame_moves_the_walker_and_every_request_is_answered_once() {
 }
 
 /// With exact timing, a request that waited for the search under way is answered
-/// exactly `n` frames after its own search starts, which is the frame after the one
-/// it waited for lands: the same frames on every run.
+/// exactly `n` frames after its own search starts, in the frame the one it waited
+/// for lands: the same frames on every run.
 #[test]
 fn a_waiting_request_lands_at_an_exact_frame() {
     let (mut app, _) = wall_room_app(Pace::Exact(2).plugin());
@@ -81,13 +81,13 @@ fn a_waiting_request_lands_at_an_exact_frame() {
     let second = request(&mut app, walker, px(16, 44));
     app.update(); // frame 2: second waits
     assert!(app.world().resource::<Log>().of(first).is_empty());
-    app.update(); // frame 3: first lands; second's job is made
+    app.update(); // frame 3: first lands; second's search starts
     let log = app.world().resource::<Log>();
     assert!(matches!(log.kinds(first)[..], [Kind::Ready { .. }]));
     assert!(log.of(second).is_empty());
-    run(&mut app, 2); // frame 4: second's search starts; frame 5: one poll
+    run(&mut app, 1); // frame 4: one poll
     assert!(app.world().resource::<Log>().of(second).is_empty());
-    app.update(); // frame 6: second lands, superseding first's walk
+    app.update(); // frame 5: second lands, superseding first's walk
     let log = app.world().resource::<Log>();
     assert!(matches!(log.kinds(second)[..], [Kind::Ready { .. }]));
     assert!(matches!(

@@ -145,10 +145,13 @@ fn walks(
 
 // ---------------------------------------------------------------- tests
 
-/// The plugin with warm fields on, whatever the machine's default.
+/// The plugin with warm fields on, whatever the machine's default, and answers
+/// applied when ready: under `AfterFrames` searches never trace warm fields (whether
+/// one is ready depends on timing), so these tests wait for the fields they use.
 fn warm_plugin() -> WalkmaskPlugin {
     WalkmaskPlugin {
         warm_fields: true,
+        answer_timing: bevy_walkmask::AnswerTiming::WhenReady,
         ..deterministic()
     }
 }

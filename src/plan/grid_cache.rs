@@ -167,6 +167,11 @@ impl NavGridCache {
         self
     }
 
+    /// Whether it builds a subgoal index for each grid.
+    pub(crate) fn search_index(&self) -> bool {
+        self.lock().search_index
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()

@@ -39,19 +39,35 @@ use crate::walker::{Heading, WalkPath, WalkState, Walker};
 /// let plugin = WalkmaskPlugin { answer_timing: AnswerTiming::AfterFrames(2), ..Default::default() };
 /// # let _ = plugin;
 /// ```
+///
+/// ## What `AfterFrames` promises
+///
+/// A frame here is one run of the plugin's schedule ([`WalkmaskPlugin::schedule`](crate::WalkmaskPlugin::schedule):
+/// a frame in `Update`, a fixed step in `FixedUpdate`).
+///
+/// * A request read in frame `f` is answered (ready, unreachable or cancelled) in
+///   frame `f + n`. A search restarted meanwhile (the room's areas or mask changed)
+///   keeps that frame; so does an answer that could not be joined to where the walker
+///   got to (game code moved it), whose search is run again at once from where the
+///   walker stands. Two cases wait longer: a request that arrives while the walker's
+///   previous search runs starts its own search in the frame that one lands (see
+///   [`WalkTuning::rerequest_join_distance`]), and a request whose room's mask is still
+///   loading starts when it has loaded.
+/// * Answers do not depend on timing: queries wait for their grid's subgoal index
+///   instead of filling while it is built, and do not trace warm fields. With the same
+///   inputs at the same frames (requests, area toggles, moves, and the same time steps,
+///   as `FixedUpdate` gives), two runs give the same answers, waypoints and positions
+///   frame by frame, on any machine with the same float arithmetic.
+/// * The price: `Poll` waits for a search that has not finished when it is due.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 pub enum AnswerTiming {
     /// In the first frame whose [`WalkmaskSystems::Poll`](crate::WalkmaskSystems::Poll)
     /// finds the task finished (never waiting for it). The default.
     #[default]
     WhenReady,
-    /// Exactly this many frames after the task was started (0: in the same frame),
-    /// waiting for the task in `Poll` if it has not finished by then. Deterministic
-    /// frame by frame whatever the machine's speed (replays, lockstep, tests), at the
-    /// price of the main thread waiting when a search takes longer than that. A
-    /// request that arrives while the walker's previous search runs waits for it (see
-    /// [`WalkTuning::rerequest_join_distance`]); its own search starts in the frame
-    /// after that one lands, and its answer comes exactly this many frames later.
+    /// Exactly this many frames after the search started (0: in the same frame),
+    /// waiting for it in `Poll` if it has not finished by then. Deterministic frame by
+    /// frame whatever the machine's speed (replays, lockstep, tests); see above.
     AfterFrames(u32),
 }
 
@@ -177,12 +193,13 @@ pub(crate) enum JobState {
     Waiting,
     Running {
         task: Task<PlanOutput>,
-        /// `Poll` runs seen since the task started.
-        polls: u32,
         basis: PlanBasis,
         /// Counts the task in [`Planner::planning`] while it exists.
         _in_flight: InFlight,
     },
+    /// It cannot be planned (no room, no mask, a target off the mask): answered
+    /// unreachable when due.
+    Failed,
     /// The answer is on its way (a command applies it).
     Done,
 }
@@ -229,6 +246,10 @@ pub(crate) struct PathJob {
     attempts: u32,
     /// The newest request that arrived while this job's search ran.
     pending: Option<PendingRequest>,
+    /// Under [`AnswerTiming::AfterFrames`], the [`PlanClock`] frame its answer is due
+    /// in, set when its search first starts: a search restarted on a new basis, or
+    /// planned again because its answer could not be joined, keeps it.
+    due: Option<u64>,
     pub(crate) state: JobState,
 }
 
@@ -245,6 +266,7 @@ impl PathJob {
             start: None,
             attempts: 0,
             pending: None,
+            due: None,
             state: JobState::Waiting,
         }
     }
@@ -260,7 +282,10 @@ impl PathJob {
 
     /// Whether its search was started (and its answer has not been applied yet).
     fn started(&self) -> bool {
-        matches!(self.state, JobState::Running { .. } | JobState::Done)
+        matches!(
+            self.state,
+            JobState::Running { .. } | JobState::Failed | JobState::Done
+        )
     }
 
     /// Faces `face` on arrival.
@@ -293,6 +318,11 @@ impl PathJob {
     pub(crate) fn restart_from_here(&mut self) {
         self.state = JobState::Waiting;
         self.attempts = 0;
+    }
+
+    /// Frames left before the answer is due (`None`: when ready).
+    fn frames_left(&self, clock: &PlanClock) -> Option<u64> {
+        self.due.map(|due| due.saturating_sub(clock.frame))
     }
 }
 
@@ -854,6 +884,7 @@ fn apply_answer(
                         .with_share(job.share);
                     again.serial = job.serial;
                     again.attempts = job.attempts + 1;
+                    again.due = job.due;
                     again.pending = job.pending.take();
                     if let Ok(mut entity) = world.get_entity_mut(walker) {
                         entity.insert(again);
@@ -956,7 +987,6 @@ type JobWalker = (
 /// Starts path tasks for jobs whose room and mask are ready.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn start_jobs(
-    mut commands: Commands,
     mut walkers: Query<JobWalker>,
     parents: Parents,
     rooms: Rooms,
@@ -964,18 +994,19 @@ pub(crate) fn start_jobs(
     server: Option<Res<AssetServer>>,
     planner: Res<Planner>,
     time: Res<Time>,
-    timing: Res<AnswerTimingSetting>,
+    (timing, clock): (Res<AnswerTimingSetting>, Res<PlanClock>),
     layout: Res<ObstacleLayout>,
     tuning: Res<WalkTuning>,
 ) {
-    let ahead = match timing.0 {
-        AnswerTiming::WhenReady => tuning.plan_ahead_seconds,
-        AnswerTiming::AfterFrames(frames) => frames as f32 * time.delta_secs(),
-    };
     let mut starting: Vec<(Entity, PlanQuery, PlanBasis)> = Vec::new();
     for (entity, walker, transform, child_of, path, mut job, held) in &mut walkers {
         if !matches!(job.state, JobState::Waiting) {
             continue;
+        }
+        if job.due.is_none()
+            && let AnswerTiming::AfterFrames(frames) = timing.0
+        {
+            job.due = Some(clock.frame + u64::from(frames));
         }
         let position = walker_xy(transform, child_of, &parents);
         let (basis, mask) = match current_basis(walker, position, &rooms, &masks, server.as_deref())
@@ -984,7 +1015,7 @@ pub(crate) fn start_jobs(
             Err(NoBasis::Loading) => continue,
             Err(NoBasis::Failed(why)) => {
                 warn!("walker {entity}: {} is unreachable: {why}", job.request);
-                fail(&mut commands, entity, &mut job);
+                job.state = JobState::Failed;
                 continue;
             }
         };
@@ -993,7 +1024,16 @@ pub(crate) fn start_jobs(
         // will be rather than where it was.
         let (from, on_path) = match path {
             Some(path) if !held && walker.speed.is_finite() && walker.speed > 0.0 => {
-                let lead = walker.speed * ahead * 2f32.powi(job.attempts as i32);
+                // Under `AfterFrames` the walker moves exactly that many frames
+                // before the answer lands (none for a search restarted when its
+                // answer is due); when ready, about `plan_ahead_seconds`, doubled
+                // for each answer that landed behind the walker.
+                let lead = match job.frames_left(&clock) {
+                    Some(frames) => walker.speed * frames as f32 * time.delta_secs(),
+                    None => {
+                        walker.speed * tuning.plan_ahead_seconds * 2f32.powi(job.attempts as i32)
+                    }
+                };
                 let (point, after) = path.point_ahead(position, lead);
                 (point, Some((path.request, after)))
             }
@@ -1008,7 +1048,7 @@ pub(crate) fn start_jobs(
                 "walker {entity}: {} cannot be placed on the mask (walker at {position}, target {})",
                 job.request, job.target
             );
-            fail(&mut commands, entity, &mut job);
+            job.state = JobState::Failed;
             continue;
         };
         job.start = Some(PlanStart {
@@ -1048,7 +1088,6 @@ pub(crate) fn start_jobs(
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
         job.state = JobState::Running {
             task,
-            polls: 0,
             basis,
             _in_flight: in_flight,
         };
@@ -1077,44 +1116,46 @@ pub(crate) fn walk_query(
     }
 }
 
-/// Answers `job` unreachable.
-fn fail(commands: &mut Commands, entity: Entity, job: &mut PathJob) {
-    job.state = JobState::Done;
-    let serial = job.serial;
-    commands.queue(move |world: &mut World| {
-        complete_job(world, entity, serial, PlanOutput::Unreachable, None)
-    });
-}
-
 /// Collects finished path tasks (see [`AnswerTiming`]).
 pub(crate) fn poll_jobs(
     mut commands: Commands,
     mut jobs: Query<(Entity, &mut PathJob), With<Walker>>,
-    timing: Res<AnswerTimingSetting>,
+    clock: Res<PlanClock>,
 ) {
     for (entity, mut job) in &mut jobs {
+        let job = &mut *job;
         let serial = job.serial;
-        let JobState::Running {
-            task, polls, basis, ..
-        } = &mut job.state
-        else {
-            continue;
+        let due = job.frames_left(&clock).is_none_or(|left| left == 0);
+        let (output, basis) = match &mut job.state {
+            JobState::Running { task, basis, .. } => {
+                let output = match job.due {
+                    Some(_) if due => Some(block_on(task)),
+                    Some(_) => None,
+                    None => check_ready(task),
+                };
+                (output, Some(*basis))
+            }
+            JobState::Failed if due => (Some(PlanOutput::Unreachable), None),
+            JobState::Failed | JobState::Waiting | JobState::Done => continue,
         };
-        let basis = *basis;
-        let output = match timing.0 {
-            AnswerTiming::WhenReady => check_ready(task),
-            AnswerTiming::AfterFrames(frames) if *polls >= frames => Some(block_on(task)),
-            AnswerTiming::AfterFrames(_) => None,
-        };
-        *polls += 1;
         let Some(output) = output else {
             continue;
         };
         job.state = JobState::Done;
-        commands.queue(move |world: &mut World| {
-            complete_job(world, entity, serial, output, Some(basis))
-        });
+        commands.queue(move |world: &mut World| complete_job(world, entity, serial, output, basis));
     }
+}
+
+/// Counts the runs of the plugin's schedule (frames, or fixed steps in
+/// `FixedUpdate`), for [`AnswerTiming::AfterFrames`].
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub(crate) struct PlanClock {
+    frame: u64,
+}
+
+/// Starts a new frame of the [`PlanClock`].
+pub(crate) fn count_frame(mut clock: ResMut<PlanClock>) {
+    clock.frame += 1;
 }
 
 /// The plugin's [`AnswerTiming`].

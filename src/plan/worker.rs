@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
 use walkmask::obstacles::{Obstacle, Obstacles};
+use walkmask::subgoal::IndexPolicy;
 use walkmask::{
     DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError,
 };
@@ -67,6 +68,12 @@ pub(crate) struct Planner {
     pub(crate) warming: Arc<AtomicUsize>,
     /// Path tasks spawned and not yet finished or dropped.
     pub(crate) planning: Arc<AtomicUsize>,
+    /// Answers must not depend on timing ([`AnswerTiming::AfterFrames`](crate::AnswerTiming)):
+    /// a query waits for its grid's subgoal index instead of filling while it is
+    /// built, and does not trace warm fields (which are ready or not depending on
+    /// how fast the pool ran), so equal-length paths are chosen the same way in
+    /// every run.
+    pub(crate) deterministic: bool,
 }
 
 /// Counts a task as in flight until it finishes or is dropped.
@@ -143,7 +150,15 @@ impl Planner {
             warm,
             warming: Arc::new(AtomicUsize::new(0)),
             planning: Arc::new(AtomicUsize::new(0)),
+            deterministic: false,
         }
+    }
+
+    /// This planner, answering the same way whatever the timing (see
+    /// [`Planner::deterministic`]).
+    pub(crate) fn with_deterministic_answers(mut self, on: bool) -> Self {
+        self.deterministic = on;
+        self
     }
 
     fn options(&self) -> &PathOptions {
@@ -161,11 +176,15 @@ impl Planner {
     /// Runs on a worker thread.
     pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
         let grid = self.cache.get_or_build(query.key, &query.mask, true);
+        if self.deterministic && self.cache.search_index() {
+            // Waits for (or runs) the index build started with the grid.
+            grid.build_index(IndexPolicy::WhenItPays);
+        }
         let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
         let options = &self.options_for(&query);
         // 1. The walker's own warm field.
         let warm = match query.start.pixel() {
-            Some(source) if self.warm => self.fields.lookup(&grid, source),
+            Some(source) if self.warm && !self.deterministic => self.fields.lookup(&grid, source),
             _ => None,
         };
         let mut result = warm.and_then(|field| self.trace_from(&field, &query, &obstacles));
