@@ -49,7 +49,8 @@ use crate::walker::{Player, WalkState, Walker};
 /// }
 /// # bevy::ecs::system::assert_is_system(preview);
 /// ```
-#[derive(Resource, Clone, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Default, Debug, PartialEq)]
 pub struct WalkHover {
     /// The point asked about (world), `None` when the pointer is outside every room.
     pub point: Option<Vec2>,
@@ -73,7 +74,7 @@ impl Default for WalkHover {
 }
 
 /// The answer for one hover point.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Reflect)]
 pub struct HoverAnswer {
     /// The walker it is for.
     pub walker: Entity,
@@ -100,7 +101,7 @@ impl HoverAnswer {
 }
 
 /// Where a [`HoverAnswer`] came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 pub enum HoverSource {
     /// Traced from the walker's warm field on the main thread, in the frame the
     /// pointer moved.

@@ -220,7 +220,7 @@ pub struct WalkmaskPlugin {
     /// through [`ClickToWalk`].
     pub click_input: ClickInput,
     /// Upper bound on the bytes of prepared grids kept for reuse ([`NavGridCache`]);
-    /// a grid takes about 4 bytes per mask pixel. Default 64 MiB.
+    /// a grid takes about 6.5 bytes per mask pixel with its subgoal index. Default 64 MiB.
     pub grid_cache_bytes: usize,
     /// Upper bound on the bytes of scratch kept by idle pathfinders between queries
     /// (about 4 bytes per pixel of the largest mask each searched). Default 64 MiB.
@@ -370,6 +370,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<RequestId>()
             .register_type::<KeepWarm>()
             .register_type::<WalkTuning>()
+            .register_type::<WalkHover>()
             .insert_resource(self.tuning.clone())
             .insert_resource(ClickToWalk::new(self.click_input))
             .init_resource::<input::HeldPress>()
@@ -455,12 +456,16 @@ impl Plugin for WalkmaskPlugin {
         app.add_observer(input::walk_to_clicked_room)
             .add_observer(input::hold_pressed_room);
         #[cfg(feature = "tilemap")]
-        app.register_type::<tilemap::TileWalk>().add_systems(
-            schedule,
-            tilemap::sync_tile_rooms
-                .in_set(WalkmaskSystems::Plan)
-                .before(room::place_rooms),
-        );
+        app.register_type::<tilemap::TileWalk>()
+            .register_type::<tilemap::WalkTileLayer>()
+            .register_type::<tilemap::TileWalkRoom>()
+            .add_observer(tilemap::forget_tile_layer)
+            .add_systems(
+                schedule,
+                tilemap::sync_tile_rooms
+                    .in_set(WalkmaskSystems::Plan)
+                    .before(room::place_rooms),
+            );
     }
 }
 

@@ -44,7 +44,9 @@ use crate::asset::WalkMask;
 use crate::room::WalkRoom;
 
 /// Marks a tile layer as walkable ground and says how its tiles map to areas.
-#[derive(Component, Clone, Debug, PartialEq)]
+/// Removing it (or despawning the layer) despawns its room.
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component, Default, Debug, PartialEq)]
 pub struct WalkTileLayer {
     /// Area of tiles by texture index (0 = blocked), for tiles without a [`TileWalk`].
     pub textures: HashMap<u32, u8>,
@@ -120,7 +122,8 @@ pub struct TileWalk {
 /// The child of a [`WalkTileLayer`] that carries its [`WalkRoom`]. Give walkers this
 /// entity as their room (`Walker::with_room`) when several rooms overlap; toggle
 /// areas on its `WalkRoom`.
-#[derive(Component, Clone, Copy, Debug)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq)]
 pub struct TileWalkRoom {
     /// The tile layer.
     pub layer: Entity,
@@ -291,6 +294,24 @@ pub(crate) fn sync_tile_rooms(
                 });
             }
         }
+    }
+}
+
+/// Despawns the room of a layer that stops being walkable ground (its walkers' walks
+/// end as they do when any room goes away), and the plugin's record of it.
+pub(crate) fn forget_tile_layer(
+    removed: On<Remove, WalkTileLayer>,
+    layers: Query<&TileRoomState>,
+    mut commands: Commands,
+) {
+    let Ok(state) = layers.get(removed.entity) else {
+        return;
+    };
+    if let Ok(mut room) = commands.get_entity(state.room) {
+        room.try_despawn();
+    }
+    if let Ok(mut layer) = commands.get_entity(removed.entity) {
+        layer.try_remove::<TileRoomState>();
     }
 }
 

@@ -774,7 +774,11 @@ fn prepared_grids_are_reused_between_requests() {
     assert_eq!(stats.misses, 1, "{stats:?}");
     assert_eq!(stats.hits, 2, "{stats:?}");
     assert_eq!(stats.entries, 1);
-    assert_eq!(stats.bytes, 66 * 50 * 4);
+    // Labels (4 bytes a pixel with a border), open bits, edges and the index.
+    assert!(
+        (66 * 50 * 4..66 * 50 * 8).contains(&stats.bytes),
+        "{stats:?}"
+    );
 }
 
 /// Each prepared grid gets a subgoal index, built on the task pool after the grid;

@@ -291,3 +291,31 @@ fn a_path_asked_of_a_room_that_changed_has_no_answer_path() {
         );
     }
 }
+
+/// Grids prepared for questions (one per radius here) are held within the grid
+/// budget like those of walks: the least recently used are dropped.
+#[test]
+fn grids_prepared_for_questions_keep_to_the_budget() {
+    // About three grids of this mask (each about 6.5 bytes a pixel with its border).
+    let budget = 3 * 66 * 50 * 13 / 2;
+    let mut app = headless_app(WalkmaskPlugin {
+        grid_cache_bytes: budget,
+        ..deterministic()
+    });
+    let mask = add_mask(&mut app, 64, 48, pixel);
+    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+    app.update();
+    for radius in 0..12 {
+        let radius = radius as f32 * 0.5;
+        let ready = ask_ready(&mut app, move |q| {
+            q.room(room)?.with_radius(radius).is_walkable(px(10, 10))
+        });
+        assert_eq!(ready, Ok(true), "radius {radius}");
+    }
+    let stats = app
+        .world()
+        .resource::<bevy_walkmask::NavGridCache>()
+        .stats();
+    assert!(stats.bytes <= budget, "{stats:?}");
+    assert!((2..=4).contains(&stats.entries), "{stats:?}");
+}

@@ -540,3 +540,63 @@ fn grid_steps_go_from_tile_centre_to_tile_centre_without_cutting_corners() {
     }
     assert_eq!(*tiles.last().unwrap(), TilePos { x: 11, y: 9 });
 }
+
+/// Removing `WalkTileLayer` despawns the layer's room: a walker walking there stops
+/// (its room is gone), every request is answered, and nothing of the layer's room
+/// is left.
+#[test]
+fn removing_the_walk_layer_removes_its_room() {
+    let mut app = headless_app(deterministic());
+    add_log(&mut app);
+    let (layer, _) = spawn_layer(
+        &mut app,
+        UVec2::new(12, 6),
+        16.0,
+        WalkTileLayer::default().with_texture(0, 1),
+        TilemapAnchor::Center,
+        Transform::default(),
+        |_, _| Some((0, None, true)),
+    );
+    run(&mut app, 2);
+    let room = room_of(&mut app, layer);
+    let geometry = geometry(&mut app, layer);
+    let from = geometry.tile_center(TilePos { x: 0, y: 2 });
+    let walker = app
+        .world_mut()
+        .spawn((
+            Walker::new(20.0),
+            Transform::from_translation(from.extend(1.0)),
+        ))
+        .id();
+    let id = request(
+        &mut app,
+        walker,
+        geometry.tile_center(TilePos { x: 11, y: 2 }),
+    );
+    run(&mut app, 3);
+    assert_eq!(
+        *app.world().get::<WalkState>(walker).unwrap(),
+        WalkState::Walking
+    );
+    app.world_mut().entity_mut(layer).remove::<WalkTileLayer>();
+    run(&mut app, 3);
+    assert!(
+        app.world().get_entity(room).is_err(),
+        "the room is despawned"
+    );
+    let rooms = app
+        .world_mut()
+        .query::<&TileWalkRoom>()
+        .iter(app.world())
+        .count();
+    assert_eq!(rooms, 0);
+    let kinds = app.world().resource::<Log>().kinds(id);
+    assert!(
+        matches!(kinds[..], [Kind::Ready { .. }, Kind::Stopped(..)]),
+        "{kinds:?}"
+    );
+    assert_ne!(
+        *app.world().get::<WalkState>(walker).unwrap(),
+        WalkState::Walking
+    );
+}

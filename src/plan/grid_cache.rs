@@ -63,9 +63,61 @@ enum GridLookup {
 struct Entry {
     key: GridKey,
     grid: Arc<OnceLock<NavGrid>>,
-    bytes: usize,
+    /// What the grid will take before it is built (4 bytes a pixel of the mask with a
+    /// one-pixel border, its labels).
+    estimate: usize,
     /// Whether a path query has used the grid (a warm-up may prepare it ahead).
     queried: bool,
+}
+
+impl Entry {
+    fn new(key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> Self {
+        let (w, h) = (mask.width() as usize, mask.height() as usize);
+        Self {
+            key,
+            grid: Arc::new(OnceLock::new()),
+            estimate: (w + 2) * (h + 2) * 4,
+            queried,
+        }
+    }
+
+    /// Bytes it holds: the built grid's (labels, open bits, edge index) and its
+    /// subgoal index's, or the estimate while it is being built.
+    fn bytes(&self) -> usize {
+        self.grid.get().map_or(self.estimate, |grid| {
+            grid.memory_bytes() + grid.subgoal_index().map_or(0, |index| index.memory_bytes())
+        })
+    }
+}
+
+impl Inner {
+    /// Drops the least recently used grids while they hold more than the budget,
+    /// keeping the most recent one whatever its size.
+    fn evict(&mut self) {
+        let mut used: usize = self.entries.iter().map(Entry::bytes).sum();
+        while used > self.budget && self.entries.len() > 1 {
+            used -= self.entries.remove(0).bytes();
+        }
+    }
+
+    /// The entry of `key`, made the most recently used.
+    fn touch(&mut self, key: GridKey) -> Option<&mut Entry> {
+        let i = self.entries.iter().position(|e| e.key == key)?;
+        let entry = self.entries.remove(i);
+        self.entries.push(entry);
+        self.entries.last_mut()
+    }
+
+    /// A new entry for `key` (the most recently used), after dropping the grids of
+    /// the mask's older pixels and those over the budget.
+    fn reserve(&mut self, key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> &Entry {
+        // Grids of older pixels of the same asset are of no further use.
+        self.entries
+            .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
+        self.entries.push(Entry::new(key, mask, queried));
+        self.evict();
+        self.entries.last().expect("just pushed")
+    }
 }
 
 #[derive(Default)]
@@ -95,7 +147,8 @@ pub struct GridCacheStats {
     pub misses: u64,
     /// Grids held.
     pub entries: usize,
-    /// Bytes held by the grids (4 per pixel of the mask with a one-pixel border).
+    /// Bytes held by the grids (labels, open bits and edges: about 6.5 a pixel of
+    /// the mask) and their subgoal indexes; a grid being built counts 4 a pixel.
     pub bytes: usize,
     /// The budget in bytes ([`WalkmaskPlugin::grid_cache_bytes`](crate::WalkmaskPlugin::grid_cache_bytes)).
     pub budget_bytes: usize,
@@ -195,7 +248,7 @@ impl NavGridCache {
             hits: inner.hits,
             misses: inner.misses,
             entries: inner.entries.len(),
-            bytes: inner.entries.iter().map(|e| e.bytes).sum(),
+            bytes: inner.entries.iter().map(Entry::bytes).sum(),
             budget_bytes: inner.budget,
             indexed: indexes.len(),
             index_bytes: indexes.iter().sum(),
@@ -232,41 +285,24 @@ impl NavGridCache {
     ) -> NavGrid {
         let cell = {
             let mut inner = self.lock();
-            if let Some(i) = inner.entries.iter().position(|e| e.key == key) {
-                let mut entry = inner.entries.remove(i);
-                let cell = entry.grid.clone();
-                if query {
-                    if entry.queried {
-                        inner.hits += 1;
-                    } else {
-                        inner.misses += 1;
-                        entry.queried = true;
-                    }
+            let (hits, misses) = (inner.hits, inner.misses);
+            let (cell, counts) = match inner.touch(key) {
+                Some(entry) => {
+                    let counts = match (query, entry.queried) {
+                        (false, _) => (hits, misses),
+                        (true, true) => (hits + 1, misses),
+                        (true, false) => (hits, misses + 1),
+                    };
+                    entry.queried |= query;
+                    (entry.grid.clone(), counts)
                 }
-                inner.entries.push(entry);
-                cell
-            } else {
-                if query {
-                    inner.misses += 1;
+                None => {
+                    let counts = (hits, misses + u64::from(query));
+                    (inner.reserve(key, mask, query).grid.clone(), counts)
                 }
-                // Grids of older pixels of the same asset are of no further use.
-                inner
-                    .entries
-                    .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
-                let cell = Arc::new(OnceLock::new());
-                let (w, h) = (mask.width() as usize, mask.height() as usize);
-                inner.entries.push(Entry {
-                    key,
-                    grid: cell.clone(),
-                    bytes: (w + 2) * (h + 2) * 4,
-                    queried: query,
-                });
-                let mut used: usize = inner.entries.iter().map(|e| e.bytes).sum();
-                while used > inner.budget && inner.entries.len() > 1 {
-                    used -= inner.entries.remove(0).bytes;
-                }
-                cell
-            }
+            };
+            (inner.hits, inner.misses) = counts;
+            cell
         };
         let mut built = false;
         let grid = cell
@@ -276,11 +312,18 @@ impl NavGridCache {
                     .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
             })
             .clone();
+        if built {
+            // The grid's size is known now.
+            self.lock().evict();
+        }
         if built && self.lock().search_index {
-            let indexed = grid.clone();
+            let (indexed, cache) = (grid.clone(), self.clone());
             AsyncComputeTaskPool::get()
                 .spawn(async move {
-                    indexed.build_index(IndexPolicy::WhenItPays);
+                    if indexed.build_index(IndexPolicy::WhenItPays).is_some() {
+                        // So is its index's.
+                        cache.lock().evict();
+                    }
                 })
                 .detach();
         }
@@ -292,19 +335,13 @@ impl NavGridCache {
     /// with [`get_or_build`](Self::get_or_build). Never builds on the calling thread.
     fn lookup_or_reserve(&self, key: GridKey, mask: &walkmask::WalkMask) -> GridLookup {
         let mut inner = self.lock();
-        if let Some(entry) = inner.entries.iter().find(|e| e.key == key) {
+        if let Some(entry) = inner.touch(key) {
             return match entry.grid.get() {
                 Some(grid) => GridLookup::Ready(grid.clone()),
                 None => GridLookup::Building,
             };
         }
-        let (w, h) = (mask.width() as usize, mask.height() as usize);
-        inner.entries.push(Entry {
-            key,
-            grid: Arc::new(OnceLock::new()),
-            bytes: (w + 2) * (h + 2) * 4,
-            queried: false,
-        });
+        inner.reserve(key, mask, false);
         GridLookup::Reserved
     }
 
