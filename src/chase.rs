@@ -5,8 +5,10 @@ use bevy::prelude::*;
 
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::plan::job::{NoBasis, Rooms, accept_shared_request, current_basis, stop_walker};
+use crate::plan::basis::{NoBasis, Rooms, current_basis};
 use crate::request::WalkRequest;
+use crate::walk::accept::accept_shared_request;
+use crate::walk::end::stop_walker;
 use crate::walker::Walker;
 
 /// Makes a walker chase `target` (any entity with a `Transform`: the player, another

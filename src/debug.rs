@@ -11,9 +11,9 @@ use bevy::prelude::*;
 
 use crate::asset::WalkMask;
 use crate::obstacle::{ObstacleShape, WalkObstacle};
-use crate::plan::job::PathJob;
 use crate::request::WalkRequest;
 use crate::room::{WalkAreas, WalkRoom};
+use crate::walk::job::PathJob;
 use crate::walker::{WalkPath, Walker};
 
 /// Switches the debug overlay on and off at runtime. Default: on.

@@ -21,11 +21,12 @@ use crate::asset::WalkMask;
 use crate::input::cursor_world_position;
 use crate::obstacle::{ObstacleLayout, rasterise};
 use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::grid_cache::GridKey;
-use crate::plan::job::{Rooms, current_basis, walk_query};
 use crate::plan::worker::{InFlight, PlanOutput, Planner};
 use crate::room::{RoomLookup, room_of};
 use crate::tuning::WalkTuning;
+use crate::walk::start::walk_query;
 use crate::walker::{Player, WalkState, Walker};
 
 /// What a click at the pointer would do for the player: read it every frame to show

@@ -8,7 +8,7 @@ use crate::asset::WalkMask;
 #[cfg(feature = "picking")]
 use crate::obstacle::WalkObstacle;
 use crate::placement::{Parents, walker_xy};
-use crate::plan::job::Rooms;
+use crate::plan::basis::Rooms;
 use crate::request::WalkRequest;
 use crate::room::{RoomLookup, room_of};
 use crate::walker::{Player, Walker};

@@ -126,7 +126,6 @@ pub mod debug;
 pub mod facing;
 pub mod hover;
 mod input;
-mod movement;
 pub mod obstacle;
 pub mod outcome;
 mod placement;
@@ -139,6 +138,7 @@ pub mod steering;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;
 pub mod tuning;
+mod walk;
 pub mod walker;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
@@ -156,16 +156,14 @@ pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
 };
-pub use plan::{
-    AnswerTiming, FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WalkCommandsExt,
-    WarmFieldCache,
-};
+pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache};
 pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
 pub use request::{RequestId, Route, WalkRequest};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
+pub use walk::{AnswerTiming, WalkCommandsExt};
 pub use walker::{Heading, KeepWarm, Player, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -374,7 +372,7 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(self.tuning.clone())
             .insert_resource(ClickToWalk::new(self.click_input))
             .init_resource::<input::HeldPress>()
-            .insert_resource(plan::job::AnswerTimingSetting(self.answer_timing))
+            .insert_resource(walk::timing::AnswerTimingSetting(self.answer_timing))
             .init_resource::<obstacle::ObstacleLayout>()
             .init_resource::<query::PathQueries>()
             .init_resource::<WalkHover>()
@@ -384,7 +382,7 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(planner.fields.clone())
             .insert_resource(PlannerStatus(planner.clone()))
             .insert_resource(planner)
-            .init_resource::<plan::job::PlanClock>();
+            .init_resource::<walk::timing::PlanClock>();
         let schedule = self.schedule;
         app.configure_sets(
             schedule,
@@ -409,25 +407,25 @@ impl Plugin for WalkmaskPlugin {
             schedule,
             (
                 (
-                    plan::job::count_frame,
+                    walk::timing::count_frame,
                     room::place_rooms,
                     obstacle::gather_obstacles,
-                    plan::replan::forget_changed_masks,
-                    plan::replan::replan_changed,
-                    obstacle::replan_for_obstacles,
+                    walk::replan::forget_changed_masks,
+                    walk::replan::replan_changed,
+                    walk::obstacle_watch::replan_for_obstacles,
                     chase::aim_chasers,
-                    plan::job::read_requests,
-                    plan::job::start_jobs,
-                    plan::warm_up::warm_fields,
+                    walk::accept::read_requests,
+                    walk::start::start_jobs,
+                    walk::warm_up::warm_fields,
                 )
                     .chain()
                     .in_set(WalkmaskSystems::Plan),
                 (
-                    plan::job::poll_jobs,
+                    walk::answer::poll_jobs,
                     // Jobs put back by answers (searches planned again, requests
                     // that waited) start and are collected in the same frame.
-                    plan::job::start_jobs,
-                    plan::job::poll_jobs,
+                    walk::start::start_jobs,
+                    walk::answer::poll_jobs,
                     query::poll_path_queries,
                     hover::answer_hover,
                 )
@@ -435,8 +433,8 @@ impl Plugin for WalkmaskPlugin {
                     .in_set(WalkmaskSystems::Poll),
                 (
                     steering::steer_walkers,
-                    movement::move_walkers,
-                    movement::remember_placement,
+                    walk::movement::move_walkers,
+                    walk::movement::remember_placement,
                     scaling::follow_depth,
                 )
                     .chain()
@@ -448,9 +446,9 @@ impl Plugin for WalkmaskPlugin {
         }
         app.world_mut()
             .register_component_hooks::<Walker>()
-            .on_remove(plan::job::walker_removed);
+            .on_remove(walk::end::walker_removed);
         app.add_observer(forget_removed_walker)
-            .add_observer(plan::replan::place_new_walker)
+            .add_observer(walk::replan::place_new_walker)
             .add_observer(chase::forget_aim);
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room)
@@ -473,6 +471,6 @@ impl Plugin for WalkmaskPlugin {
 /// [`Walker`] (the walk lifecycle's own state goes in `Walker`'s `on_remove` hook).
 fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
     if let Ok(mut entity) = commands.get_entity(removed.entity) {
-        entity.try_remove::<(steering::Steered, chase::ChaseAim, plan::replan::Placed)>();
+        entity.try_remove::<(steering::Steered, chase::ChaseAim, walk::replan::Placed)>();
     }
 }

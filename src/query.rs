@@ -32,8 +32,8 @@ use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::grid_cache::GridKey;
-use crate::plan::job::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::worker::{InFlight, PlanOutput, PlanQuery, Planner};
 use crate::room::{MaskMapping, RoomLookup, WalkAreas, WalkRoom, room_of};
 use crate::walker::Walker;

@@ -5,7 +5,7 @@ use walkmask::Point;
 
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::plan::job::Rooms;
+use crate::plan::basis::Rooms;
 use crate::room::{RoomLookup, room_of};
 use crate::walker::Walker;
 

@@ -11,10 +11,12 @@ use crate::asset::WalkMask;
 use crate::facing::{Facing, follow_step};
 use crate::obstacle::{ObstacleLayout, rasterise};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::job::{PathJob, Rooms, current_basis, steer_over_walk};
+use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::room::MaskMapping;
 use crate::scaling::DepthScale;
+use crate::walk::end::steer_over_walk;
+use crate::walk::job::PathJob;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 
 /// The direction a walker is steered in, world units (y up), from the keyboard or a

@@ -64,7 +64,7 @@ pub struct WalkTuning {
     pub hover_rest_frames: u32,
     /// After a walker re-plans because a solid obstacle moved into or out of its way,
     /// it waits this long before re-planning for obstacles again. Default
-    /// [`OBSTACLE_REPLAN_SECONDS`](crate::OBSTACLE_REPLAN_SECONDS).
+    /// [`OBSTACLE_REPLAN_SECONDS`].
     pub obstacle_replan_seconds: f32,
 }
 
@@ -78,7 +78,11 @@ impl Default for WalkTuning {
             warm_up: WarmUpWalkers::Players,
             hover: true,
             hover_rest_frames: 2,
-            obstacle_replan_seconds: crate::obstacle::OBSTACLE_REPLAN_SECONDS,
+            obstacle_replan_seconds: OBSTACLE_REPLAN_SECONDS,
         }
     }
 }
+
+/// An obstacle does not re-plan the same walker more often than once in this many
+/// seconds: an obstacle that moves every frame does not re-plan everyone every frame.
+pub const OBSTACLE_REPLAN_SECONDS: f32 = 0.25;

@@ -2,11 +2,11 @@
 
 use bevy::prelude::*;
 
+use super::job::{PathJob, PlannedOn, WalkOnHold};
+use super::replan::Placed;
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::job::{PathJob, PlannedOn, WalkOnHold};
-use crate::plan::replan::Placed;
 use crate::scaling::DepthScale;
 use crate::walker::{Heading, WalkPath, WalkState, Walker};
 

@@ -2,7 +2,8 @@
 
 use bevy::prelude::*;
 
-use super::job::{accept_request, stop_walker};
+use super::accept::accept_request;
+use super::end::stop_walker;
 use crate::facing::{Face, turn};
 use crate::placement::entity_world_xy;
 use crate::request::{RequestId, Route, WalkRequest};

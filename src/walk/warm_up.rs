@@ -7,11 +7,12 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 
-use super::grid_cache::GridKey;
-use super::job::{PathJob, Rooms, current_basis};
-use super::worker::{InFlight, Planner};
+use super::job::PathJob;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{Rooms, current_basis};
+use crate::plan::grid_cache::GridKey;
+use crate::plan::worker::{InFlight, Planner};
 use crate::tuning::{WalkTuning, WarmUpWalkers};
 use crate::walker::{KeepWarm, Player, WalkPath, WalkState, Walker};
 

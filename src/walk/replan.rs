@@ -4,11 +4,12 @@
 use bevy::asset::AssetLoadFailedEvent;
 use bevy::prelude::*;
 
-use super::job::{NoBasis, PathJob, PlannedOn, Rooms, WalkOnHold, current_basis, queue_replan};
-use super::worker::Planner;
+use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
 use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{NoBasis, Rooms, current_basis};
+use crate::plan::worker::Planner;
 use crate::walker::{WalkPath, Walker};
 
 /// A walker whose plan may need redoing.

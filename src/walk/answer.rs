@@ -1,0 +1,337 @@
+//! Answers: finished searches collected, joined to where the walker got to, and
+//! applied (or planned again).
+
+use bevy::prelude::*;
+use bevy::tasks::block_on;
+use bevy::tasks::futures::check_ready;
+use walkmask::Point;
+use walkmask::los::line_of_sight;
+
+use super::end::{answer_cancelled, answer_unreachable, end_walk, start_pending};
+use super::job::{
+    JobKind, JobState, MAX_ATTEMPTS, PathJob, PendingRequest, PlanStart, PlannedOn,
+    SAME_PLACE_PIXELS, WalkOnHold,
+};
+use super::obstacle_watch::ObstacleWatch;
+use super::timing::PlanClock;
+use crate::obstacle::rasterise;
+use crate::outcome::{Outcome, PathReady, PathReplanned, StopReason, emit};
+use crate::placement::{entity_world_xy, set_entity_world_xy};
+use crate::plan::basis::PlanBasis;
+use crate::plan::worker::{PlanOutput, PlannedPath};
+use crate::tuning::WalkTuning;
+use crate::walker::{Heading, WalkPath, WalkState, Walker};
+
+/// How an answer joins where the walker is now.
+pub(super) enum Joined {
+    /// Walk this (from the walker's position), after moving the walker to `teleport`.
+    Walk {
+        waypoints: Vec<Vec2>,
+        teleport: Option<Vec2>,
+    },
+    /// The walker got past the planned start and cannot walk straight onto the new
+    /// path: plan again from further ahead.
+    Retry,
+    /// The way along the old walk to the planned start is blocked now: the walker
+    /// stands, and plans again from where it stands.
+    RetryFromHere,
+}
+
+/// Joins `path`, planned from `start`, to where the walker is now.
+///
+/// * Still at the planned start: the path as it is (a start that was moved off a
+///   blocked pixel steps there at once, as Adventure Game Studio does).
+/// * Walking and not yet at the planned start: along the old path to it, then on.
+/// * Elsewhere (the planned start was passed, or game code moved the walker): straight
+///   to the path's second point if the mask allows it, else [`Joined::Retry`].
+pub(super) fn join(
+    world: &World,
+    walker: Entity,
+    position: Vec2,
+    start: &PlanStart,
+    (path, basis): (&PlannedPath, Option<PlanBasis>),
+) -> Joined {
+    let here = path.mapping.world_to_mask(position);
+    let rest = path.waypoints.get(1..).unwrap_or(&[]);
+    if here.distance(start.mask) < SAME_PLACE_PIXELS {
+        if path.start_moved {
+            return Joined::Walk {
+                waypoints: path.waypoints.clone(),
+                teleport: path.waypoints.first().copied(),
+            };
+        }
+        let waypoints = std::iter::once(position).chain(rest.iter().copied());
+        return Joined::Walk {
+            waypoints: waypoints.collect(),
+            teleport: None,
+        };
+    }
+    if path.start_moved {
+        return Joined::Retry;
+    }
+    if let (Some((request, after)), Some(old)) = (start.on_path, world.get::<WalkPath>(walker))
+        && old.request == request
+        && after >= 1
+        && after <= old.waypoints.len()
+        && old.next <= after
+    {
+        let segment_start = old.waypoints[after - 1];
+        let passed = old.next == after
+            && position.distance(segment_start) > start.world.distance(segment_start);
+        if !passed {
+            let mut waypoints = vec![position];
+            waypoints.extend_from_slice(&old.waypoints[old.next..after]);
+            waypoints.push(start.world);
+            // The old walk's corners were checked on the grid, placement and
+            // obstacles of their own plan. The step onto them is always checked on
+            // the new one's (game code may have moved the walker off the walk); when
+            // the old walk was planned on another grid or placement (the room moved,
+            // the mask changed), every step up to the new path's start is.
+            let same_basis =
+                basis.is_some() && world.get::<PlannedOn>(walker).map(|p| p.0) == basis;
+            let checked = if same_basis { 1 } else { waypoints.len() };
+            let open = waypoints.windows(2).take(checked).all(|step| {
+                let (a, b) = (
+                    path.mapping.world_to_mask(step[0]),
+                    path.mapping.world_to_mask(step[1]),
+                );
+                a.x == b.x && a.y == b.y
+                    || line_of_sight(&path.grid, a, b) && clear_of_obstacles(path, a, b)
+            });
+            if open {
+                waypoints.extend_from_slice(rest);
+                waypoints.dedup();
+                return Joined::Walk {
+                    waypoints,
+                    teleport: None,
+                };
+            }
+            return match straight_on(position, here, path) {
+                Some(walk) => walk,
+                None => Joined::RetryFromHere,
+            };
+        }
+    }
+    straight_on(position, here, path).unwrap_or(Joined::Retry)
+}
+
+/// The walk straight from `position` (`here` on the mask) to the second point of
+/// `path` and on, if the mask and the obstacles allow it.
+pub(super) fn straight_on(position: Vec2, here: Point, path: &PlannedPath) -> Option<Joined> {
+    let rest = path.waypoints.get(1..).unwrap_or(&[]);
+    let next = path.mask_points.get(1).or(path.mask_points.first())?;
+    if !(line_of_sight(&path.grid, here, *next) && clear_of_obstacles(path, here, *next)) {
+        return None;
+    }
+    let rest = if path.mask_points.len() > 1 {
+        rest
+    } else {
+        &path.waypoints[..]
+    };
+    Some(Joined::Walk {
+        waypoints: std::iter::once(position)
+            .chain(rest.iter().copied())
+            .collect(),
+        teleport: None,
+    })
+}
+
+/// Whether the straight step from `here` to `next` (mask points) keeps out of the
+/// obstacles the path was planned among (those covering `here` aside).
+pub(super) fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -> bool {
+    if path.obstacles.is_empty() {
+        return true;
+    }
+    let (obstacles, _) = rasterise(&path.obstacles, &path.mapping, path.grid.clearance());
+    obstacles
+        .first_on_path(&[here, next], here.pixel())
+        .is_none()
+}
+
+/// Applies a job's answer, unless the job was replaced or the walker is gone; then
+/// starts the request that waited for it, if any.
+pub(super) fn complete_job(
+    world: &mut World,
+    walker: Entity,
+    serial: u64,
+    output: PlanOutput,
+    basis: Option<PlanBasis>,
+) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if entity.get::<PathJob>().map(|job| job.serial) != Some(serial) {
+        return;
+    }
+    let Some(mut job) = entity.take::<PathJob>() else {
+        return;
+    };
+    // An answer whose destination is far from the waiting request's would send the
+    // walker the wrong way for a moment: drop it and plan the waiting one.
+    let join_distance = world
+        .get_resource::<WalkTuning>()
+        .map_or(0.0, |tuning| tuning.rerequest_join_distance);
+    let serves = |pending: &PendingRequest| pending.target.distance(job.target) <= join_distance;
+    if let Some(pending) = job.pending
+        && !serves(&pending)
+    {
+        let next = PathJob {
+            pending: None,
+            ..PathJob::new(job.request, job.target, job.kind)
+        };
+        answer_cancelled(world, walker, next);
+        start_pending(world, walker, &job);
+        return;
+    }
+    apply_answer(world, walker, &mut job, output, basis);
+    if world.get::<PathJob>(walker).map(|j| j.serial) != Some(job.serial) {
+        start_pending(world, walker, &job);
+    }
+}
+
+/// Applies the answer of `job` (taken from the walker), or puts the job back to plan
+/// again from further ahead.
+pub(super) fn apply_answer(
+    world: &mut World,
+    walker: Entity,
+    job: &mut PathJob,
+    output: PlanOutput,
+    basis: Option<PlanBasis>,
+) {
+    let position = entity_world_xy(world, walker).unwrap_or(Vec2::NAN);
+    let planned = match output {
+        PlanOutput::Path(path) => {
+            let start = job.start.expect("a job with an answer was started");
+            match join(world, walker, position, &start, (&path, basis)) {
+                Joined::Walk {
+                    waypoints,
+                    teleport,
+                } => {
+                    let quiet_until = world
+                        .get::<ObstacleWatch>(walker)
+                        .map_or(0.0, |w| w.quiet_until);
+                    let watch = ObstacleWatch {
+                        seen: path.obstacles,
+                        generation: start.obstacle_generation,
+                        quiet_until,
+                    };
+                    Some((waypoints, teleport, path.snapped, watch))
+                }
+                retry @ (Joined::RetryFromHere | Joined::Retry)
+                    if job.attempts + 1 < MAX_ATTEMPTS =>
+                {
+                    let mut again = PathJob::new(job.request, job.target, job.kind)
+                        .with_face(job.face)
+                        .with_share(job.share);
+                    again.serial = job.serial;
+                    again.attempts = job.attempts + 1;
+                    again.due = job.due;
+                    again.pending = job.pending.take();
+                    if let Ok(mut entity) = world.get_entity_mut(walker) {
+                        entity.insert(again);
+                        if matches!(retry, Joined::RetryFromHere) && entity.contains::<WalkPath>() {
+                            entity.insert(WalkOnHold);
+                        }
+                    }
+                    return;
+                }
+                Joined::RetryFromHere | Joined::Retry => {
+                    warn!(
+                        "walker {walker}: {} could not be joined to where the walker got to after {MAX_ATTEMPTS} plans",
+                        job.request
+                    );
+                    None
+                }
+            }
+        }
+        PlanOutput::Unreachable => None,
+    };
+    let old_request = world.get::<WalkPath>(walker).map(|path| path.request);
+    if old_request.is_some_and(|old| old != job.request) {
+        end_walk(world, walker, StopReason::Superseded);
+    }
+    // An observer of `WalkStopped` may have despawned the walker.
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    match planned {
+        Some((waypoints, teleport, snapped, watch)) => {
+            entity.insert((
+                WalkPath {
+                    waypoints: waypoints.clone(),
+                    next: 0,
+                    target: job.target,
+                    request: job.request,
+                    face: job.face,
+                },
+                WalkState::Walking,
+                watch,
+            ));
+            entity.remove::<WalkOnHold>();
+            match basis {
+                Some(basis) => entity.insert(PlannedOn(basis)),
+                None => entity.remove::<PlannedOn>(),
+            };
+            if let Some(teleport) = teleport {
+                set_entity_world_xy(world, walker, teleport);
+            }
+            let (entity, request, target) = (walker, job.request, job.target);
+            emit(
+                world,
+                match job.kind {
+                    JobKind::Request => Outcome::Ready(PathReady {
+                        entity,
+                        request,
+                        target,
+                        waypoints,
+                        snapped,
+                    }),
+                    JobKind::Replan => Outcome::Replanned(PathReplanned {
+                        entity,
+                        request,
+                        target,
+                        waypoints,
+                        snapped,
+                    }),
+                },
+            );
+        }
+        None => {
+            entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
+            match job.kind {
+                JobKind::Request => answer_unreachable(world, walker, job.request, job.target),
+                JobKind::Replan => end_walk(world, walker, StopReason::Blocked),
+            }
+        }
+    }
+}
+
+/// Collects finished path tasks (see [`AnswerTiming`]).
+pub(crate) fn poll_jobs(
+    mut commands: Commands,
+    mut jobs: Query<(Entity, &mut PathJob), With<Walker>>,
+    clock: Res<PlanClock>,
+) {
+    for (entity, mut job) in &mut jobs {
+        let job = &mut *job;
+        let serial = job.serial;
+        let due = job.frames_left(&clock).is_none_or(|left| left == 0);
+        let (output, basis) = match &mut job.state {
+            JobState::Running { task, basis, .. } => {
+                let output = match job.due {
+                    Some(_) if due => Some(block_on(task)),
+                    Some(_) => None,
+                    None => check_ready(task),
+                };
+                (output, Some(*basis))
+            }
+            JobState::Failed if due => (Some(PlanOutput::Unreachable), None),
+            JobState::Failed | JobState::Waiting | JobState::Done => continue,
+        };
+        let Some(output) = output else {
+            continue;
+        };
+        job.state = JobState::Done;
+        commands.queue(move |world: &mut World| complete_job(world, entity, serial, output, basis));
+    }
+}

@@ -1,0 +1,204 @@
+//! Endings: requests answered unreachable or cancelled, walks stopped, and what a
+//! walker that stops being a walker leaves open.
+
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
+use bevy::prelude::*;
+
+use super::job::{JobKind, PathJob, PlannedOn, WalkOnHold};
+use super::obstacle_watch::ObstacleWatch;
+use crate::outcome::{Outcome, PathCancelled, PathUnreachable, StopReason, WalkStopped, emit};
+use crate::placement::entity_world_xy;
+use crate::request::RequestId;
+use crate::walker::{Heading, WalkPath, WalkState, Walker};
+
+/// Answers request `request` of `walker` with [`PathUnreachable`].
+pub(super) fn answer_unreachable(
+    world: &mut World,
+    walker: Entity,
+    request: RequestId,
+    target: Vec2,
+) {
+    emit(
+        world,
+        Outcome::Unreachable(PathUnreachable {
+            entity: walker,
+            request,
+            target,
+        }),
+    );
+}
+
+/// Answers `request` (to `target`) of `walker` with [`PathCancelled`].
+pub(super) fn cancel(world: &mut World, walker: Entity, request: RequestId, target: Vec2) {
+    emit(
+        world,
+        Outcome::Cancelled(PathCancelled {
+            entity: walker,
+            request,
+            target,
+        }),
+    );
+}
+
+/// Answers a dropped job's request, and the request waiting for it, with
+/// [`PathCancelled`]. A re-plan job is not a request: it has nothing to answer.
+pub(super) fn answer_cancelled(world: &mut World, walker: Entity, job: PathJob) {
+    if job.kind == JobKind::Request {
+        cancel(world, walker, job.request, job.target);
+    }
+    if let Some(pending) = job.pending {
+        cancel(world, walker, pending.request, pending.target);
+    }
+}
+
+/// What a removed walker's open request and walk were, for their last outcomes.
+pub(crate) struct OpenWork {
+    requests: Vec<(RequestId, Vec2)>,
+    walk: Option<RequestId>,
+    position: Vec2,
+}
+
+impl OpenWork {
+    /// The open requests and walk of a walker being removed.
+    pub(crate) fn of(job: Option<&PathJob>, path: Option<&WalkPath>, position: Vec2) -> Self {
+        let mut requests = Vec::new();
+        if let Some(job) = job {
+            if job.kind == JobKind::Request {
+                requests.push((job.request, job.target));
+            }
+            if let Some(pending) = job.pending {
+                requests.push((pending.request, pending.target));
+            }
+        }
+        Self {
+            requests,
+            walk: path.map(|path| path.request),
+            position,
+        }
+    }
+
+    /// Whether there is nothing to answer.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.walk.is_none()
+    }
+
+    /// Answers the open requests with [`PathCancelled`] and ends the open walk with
+    /// [`WalkStopped`] ([`StopReason::Removed`]).
+    pub(crate) fn close(self, world: &mut World, walker: Entity) {
+        for (request, target) in self.requests {
+            cancel(world, walker, request, target);
+        }
+        if let Some(request) = self.walk {
+            emit(
+                world,
+                Outcome::Stopped(WalkStopped {
+                    entity: walker,
+                    request,
+                    position: self.position,
+                    reason: StopReason::Removed,
+                }),
+            );
+        }
+    }
+}
+
+/// The `on_remove` hook of [`Walker`]: answers its open request and ends its open
+/// walk ([`OpenWork::close`]), and removes the plugin's state from an entity that
+/// lives on without `Walker`. A walker that is despawned is closed as it was; one
+/// that lives on is closed as it is when the command runs (commands queued before
+/// may have changed it), unless it is a walker again by then.
+pub(crate) fn walker_removed(world: DeferredWorld, context: HookContext) {
+    let walker = context.entity;
+    let position = entity_world_xy(&world, walker).unwrap_or(Vec2::NAN);
+    let as_it_was = OpenWork::of(
+        world.get::<PathJob>(walker),
+        world.get::<WalkPath>(walker),
+        position,
+    );
+    let mut world = world;
+    world.commands().queue(move |world: &mut World| {
+        let open = match world.get_entity_mut(walker) {
+            Err(_) => as_it_was,
+            Ok(entity) if entity.contains::<Walker>() => return,
+            Ok(mut entity) => {
+                let position = entity_world_xy(entity.world(), walker).unwrap_or(Vec2::NAN);
+                let open =
+                    OpenWork::of(entity.get::<PathJob>(), entity.get::<WalkPath>(), position);
+                entity.remove::<(PathJob, WalkPath, PlannedOn, ObstacleWatch, WalkOnHold)>();
+                super::warm_up::forget(&mut entity);
+                open
+            }
+        };
+        if !open.is_empty() {
+            open.close(world, walker);
+        }
+    });
+}
+
+/// Starts the job of the request that waited for `job`, if any; a walker that is gone
+/// (an observer despawned it) answers it [`PathCancelled`].
+pub(super) fn start_pending(world: &mut World, walker: Entity, job: &PathJob) {
+    let Some(next) = job.pending_job() else {
+        return;
+    };
+    match world.get_entity_mut(walker) {
+        Ok(mut entity) if entity.contains::<Walker>() && !entity.contains::<PathJob>() => {
+            if !entity.contains::<WalkPath>() {
+                entity.insert((WalkState::Planning, Heading(Vec2::ZERO)));
+            }
+            entity.insert(next);
+        }
+        _ => cancel(world, walker, next.request, next.target),
+    }
+}
+
+/// Ends the walker's current walk, if any, with [`WalkStopped`] for `reason`.
+pub(super) fn end_walk(world: &mut World, walker: Entity, reason: StopReason) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    let Some(path) = entity.take::<WalkPath>() else {
+        return;
+    };
+    entity.remove::<(PlannedOn, WalkOnHold)>();
+    let position = entity_world_xy(world, walker).unwrap_or(Vec2::NAN);
+    emit(
+        world,
+        Outcome::Stopped(WalkStopped {
+            entity: walker,
+            request: path.request,
+            position,
+            reason,
+        }),
+    );
+}
+
+/// Stops the walker (see [`WalkCommandsExt::stop_walking`](crate::WalkCommandsExt::stop_walking)).
+pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if entity.contains::<Walker>() {
+        entity.insert((WalkState::Idle, Heading(Vec2::ZERO)));
+    }
+    drop_request_and_walk(world, walker, StopReason::Stopped);
+}
+
+/// Steering takes over: a request in flight gets [`PathCancelled`], a walk in
+/// progress ends with [`WalkStopped`] (reason [`StopReason::Superseded`]).
+pub(crate) fn steer_over_walk(world: &mut World, walker: Entity) {
+    drop_request_and_walk(world, walker, StopReason::Superseded);
+}
+
+/// Cancels the walker's request in flight, if any ([`PathCancelled`]), and ends its
+/// walk, if any, with [`WalkStopped`] for `reason`.
+pub(super) fn drop_request_and_walk(world: &mut World, walker: Entity, reason: StopReason) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if let Some(job) = entity.take::<PathJob>() {
+        answer_cancelled(world, walker, job);
+    }
+    end_walk(world, walker, reason);
+}

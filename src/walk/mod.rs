@@ -1,0 +1,36 @@
+//! The walk lifecycle: the one owner of a walker's request, search, path, state and
+//! outcomes. The states and transitions are drawn in the [`outcome`](crate::outcome)
+//! module's documentation; each file here is one kind of transition.
+//!
+//! * [`accept`]: requests become the walker's job (or wait for the search under way,
+//!   or, for cutscene routes, its walk at once);
+//! * [`start`]: jobs become path tasks on the async compute pool;
+//! * [`answer`]: finished tasks are joined to where the walker got to and applied;
+//! * [`end`]: requests answered unreachable or cancelled, walks stopped, walkers
+//!   removed;
+//! * [`movement`]: walkers walk their paths and arrive;
+//! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
+//!   masks, the room's placement, teleports, obstacles); the only places that do;
+//! * [`warm_up`]: standing walkers' fields warmed for their next request;
+//! * [`job`] and [`timing`]: the state of a request in flight, and when answers land
+//!   ([`AnswerTiming`]);
+//! * [`commands`]: the walk commands, [`WalkCommandsExt`].
+//!
+//! Other modules (input, steering, chase) propose through
+//! [`WalkRequest`](crate::WalkRequest)s and the functions of [`accept`] and [`end`];
+//! they never write a walker's `WalkState`, `WalkPath` or job themselves.
+
+pub(crate) mod accept;
+pub(crate) mod answer;
+pub(crate) mod commands;
+pub(crate) mod end;
+pub(crate) mod job;
+pub(crate) mod movement;
+pub(crate) mod obstacle_watch;
+pub(crate) mod replan;
+pub(crate) mod start;
+pub(crate) mod timing;
+pub(crate) mod warm_up;
+
+pub use commands::WalkCommandsExt;
+pub use timing::AnswerTiming;

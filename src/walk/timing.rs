@@ -1,0 +1,59 @@
+//! When answers land ([`AnswerTiming`]) and the frame count it is measured in.
+
+use bevy::prelude::*;
+
+/// When the answers of path tasks are applied.
+///
+/// ```
+/// use bevy_walkmask::{AnswerTiming, WalkmaskPlugin};
+/// // A replay or lockstep game: every answer lands exactly two frames after its request.
+/// let plugin = WalkmaskPlugin { answer_timing: AnswerTiming::AfterFrames(2), ..Default::default() };
+/// # let _ = plugin;
+/// ```
+///
+/// ## What `AfterFrames` promises
+///
+/// A frame here is one run of the plugin's schedule ([`WalkmaskPlugin::schedule`](crate::WalkmaskPlugin::schedule):
+/// a frame in `Update`, a fixed step in `FixedUpdate`).
+///
+/// * A request read in frame `f` is answered (ready, unreachable or cancelled) in
+///   frame `f + n`. A search restarted meanwhile (the room's areas or mask changed)
+///   keeps that frame; so does an answer that could not be joined to where the walker
+///   got to (game code moved it), whose search is run again at once from where the
+///   walker stands. Two cases wait longer: a request that arrives while the walker's
+///   previous search runs starts its own search in the frame that one lands (see
+///   [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)), and a request whose room's mask is still
+///   loading starts when it has loaded.
+/// * Answers do not depend on timing: queries wait for their grid's subgoal index
+///   instead of filling while it is built, and do not trace warm fields. With the same
+///   inputs at the same frames (requests, area toggles, moves, and the same time steps,
+///   as `FixedUpdate` gives), two runs give the same answers, waypoints and positions
+///   frame by frame, on any machine with the same float arithmetic.
+/// * The price: `Poll` waits for a search that has not finished when it is due.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+pub enum AnswerTiming {
+    /// In the first frame whose [`WalkmaskSystems::Poll`](crate::WalkmaskSystems::Poll)
+    /// finds the task finished (never waiting for it). The default.
+    #[default]
+    WhenReady,
+    /// Exactly this many frames after the search started (0: in the same frame),
+    /// waiting for it in `Poll` if it has not finished by then. Deterministic frame by
+    /// frame whatever the machine's speed (replays, lockstep, tests); see above.
+    AfterFrames(u32),
+}
+
+/// Counts the runs of the plugin's schedule (frames, or fixed steps in
+/// `FixedUpdate`), for [`AnswerTiming::AfterFrames`].
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub(crate) struct PlanClock {
+    pub(super) frame: u64,
+}
+
+/// Starts a new frame of the [`PlanClock`].
+pub(crate) fn count_frame(mut clock: ResMut<PlanClock>) {
+    clock.frame += 1;
+}
+
+/// The plugin's [`AnswerTiming`].
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub(crate) struct AnswerTimingSetting(pub(crate) AnswerTiming);
