@@ -100,7 +100,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     commands.spawn((
         Name::new("player"),
         Walker::new(300.0).with_radius(10.0),
-        Player,
+        PlayerWalker,
         Sprite::from_color(Color::srgb(0.95, 0.3, 0.2), Vec2::new(22.0, 70.0)),
         Anchor::BOTTOM_CENTER,
         Transform::from_xyz(0.0, -300.0, 30.0),
@@ -188,7 +188,7 @@ fn keys(
 fn lead(
     time: Res<Time>,
     mut crowd: ResMut<Crowd>,
-    players: Query<(Entity, &Transform), With<Player>>,
+    players: Query<(Entity, &Transform), With<PlayerWalker>>,
     members: Query<Entity, With<Member>>,
     mut requests: ParamSet<(MessageReader<WalkRequest>, MessageWriter<WalkRequest>)>,
 ) {

@@ -240,7 +240,7 @@ fn setup(
         Name::new("avatar"),
         Walker::new(SPEED).with_radius(AVATAR_RADIUS),
         DepthScale::default().with_speed(true),
-        Player,
+        PlayerWalker,
         WalkInput::default(),
         Facing::eight(),
         Avatar {
@@ -373,7 +373,7 @@ fn pace_waiter(
             // At each end of his round he turns to face the room.
             requests.write(
                 WalkRequest::new(entity, px(spot.x, spot.y))
-                    .facing(Face::Direction(FacingDirection::Down)),
+                    .facing(FaceTarget::Direction(FacingDirection::Down)),
             );
             waiter.next = 1 - waiter.next;
             waiter.pause = WAITER_PAUSE;
@@ -393,7 +393,7 @@ type Character = (
 /// Arrow keys walk the avatar (sliding along walls); a click walks it as usual.
 fn steer_with_arrows(
     keys: Res<ButtonInput<KeyCode>>,
-    mut players: Query<&mut WalkInput, With<Player>>,
+    mut players: Query<&mut WalkInput, With<PlayerWalker>>,
 ) {
     for mut input in &mut players {
         input.set_if_neq(WalkInput::from_arrow_keys(&keys));
@@ -438,7 +438,7 @@ fn animate_avatar(mut avatars: Query<Character>) {
 fn sort_layers(
     room: Res<Room>,
     rooms: Query<&WalkRoom>,
-    avatars: Query<&Transform, (With<Player>, With<Avatar>)>,
+    avatars: Query<&Transform, (With<PlayerWalker>, With<Avatar>)>,
     mut layers: Query<(&Layer, &mut Transform, &mut Visibility), Without<Avatar>>,
 ) {
     let Ok(avatar) = avatars.single() else { return };
@@ -480,7 +480,7 @@ fn track_outcomes(
     mut arrived: MessageReader<Arrived>,
     mut replanned: MessageReader<PathReplanned>,
     mut stopped: MessageReader<WalkStopped>,
-    players: Query<(), With<Player>>,
+    players: Query<(), With<PlayerWalker>>,
 ) {
     // The avatar's outcomes only (the waiter's walks are not news).
     let mine = |entity: Entity| players.contains(entity);
@@ -528,7 +528,7 @@ fn update_texts(
     status: Res<Status>,
     room: Res<Room>,
     rooms: Query<&WalkRoom>,
-    avatars: Query<&WalkState, With<Player>>,
+    avatars: Query<&WalkState, With<PlayerWalker>>,
     mut texts: Query<&mut Text, With<StatusText>>,
 ) {
     let Ok(walk_room) = rooms.get(room.entity) else {
@@ -650,7 +650,7 @@ fn run_script(
     room: Res<Room>,
     mut rooms: Query<&mut WalkRoom>,
     masks: Res<Assets<WalkMask>>,
-    avatars: Query<(Entity, &WalkState, &Transform), With<Player>>,
+    avatars: Query<(Entity, &WalkState, &Transform), With<PlayerWalker>>,
     mut debug: ResMut<WalkmaskDebug>,
     mut requests: MessageWriter<WalkRequest>,
     mut exit: MessageWriter<AppExit>,

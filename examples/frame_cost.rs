@@ -157,7 +157,7 @@ fn setup(
         let at = rng.walkable_point();
         commands.spawn((
             Walker::new(100.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation(at.extend(1.0)),
         ));
     }

@@ -30,7 +30,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     ));
     commands.spawn((
         Walker::new(400.0),
-        Player,
+        PlayerWalker,
         Sprite::from_color(Color::srgb(0.9, 0.3, 0.2), Vec2::new(30.0, 90.0)),
         bevy::sprite::Anchor::BOTTOM_CENTER, // feet on the walk point
         Transform::from_xyz(-500.0, -150.0, 1.0),

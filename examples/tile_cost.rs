@@ -204,7 +204,7 @@ fn main() {
         .world_mut()
         .spawn((
             Walker::new(120.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation(player_at.extend(1.0)),
         ))
         .id();

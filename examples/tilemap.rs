@@ -174,7 +174,7 @@ fn setup(
         .spawn((
             Name::new("player"),
             Walker::new(160.0).with_radius(6.0),
-            Player,
+            PlayerWalker,
             WalkInput::default(),
             Facing::eight(),
             Sprite::from_atlas_image(
@@ -244,7 +244,7 @@ fn keys(
 /// Arrow keys walk the player, sliding along walls.
 fn steer_with_arrows(
     keys: Res<ButtonInput<KeyCode>>,
-    mut players: Query<&mut WalkInput, With<Player>>,
+    mut players: Query<&mut WalkInput, With<PlayerWalker>>,
 ) {
     for mut input in &mut players {
         input.set_if_neq(WalkInput::from_arrow_keys(&keys));

@@ -26,9 +26,9 @@ use crate::walker::Walker;
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Player, WalkChase, Walker};
+/// use bevy_walkmask::{PlayerWalker, WalkChase, Walker};
 ///
-/// fn release_the_hounds(mut commands: Commands, player: Single<Entity, With<Player>>) {
+/// fn release_the_hounds(mut commands: Commands, player: Single<Entity, With<PlayerWalker>>) {
 ///     for i in 0..50 {
 ///         commands.spawn((
 ///             Walker::new(90.0),

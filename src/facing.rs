@@ -3,10 +3,10 @@
 //!
 //! Every [`Walker`](crate::Walker) has a [`Facing`] (4 directions unless the game
 //! inserts [`Facing::eight`]). While it walks, the plugin turns it to the direction
-//! of its movement ([`Heading`](crate::Heading)), with hysteresis: the facing changes
+//! of its movement ([`WalkHeading`](crate::WalkHeading)), with hysteresis: the facing changes
 //! only once the movement is more than `hysteresis_degrees` past the border between
 //! two directions, so a walk along a diagonal does not flicker between two loops. A
-//! request can ask to face a direction or a point on arrival ([`Face`],
+//! request can ask to face a direction or a point on arrival ([`FaceTarget`],
 //! [`WalkRequest::facing`](crate::WalkRequest::facing)), and a standing walker can be
 //! turned ([`WalkCommandsExt::face`](crate::WalkCommandsExt::face)) or its `Facing`
 //! written directly.
@@ -301,33 +301,33 @@ fn angle_between(a: f32, b: f32) -> f32 {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Face, FacingDirection, Player, WalkCommandsExt};
+/// use bevy_walkmask::{FaceTarget, FacingDirection, PlayerWalker, WalkCommandsExt};
 ///
-/// fn to_the_counter(mut commands: Commands, player: Single<Entity, With<Player>>) {
+/// fn to_the_counter(mut commands: Commands, player: Single<Entity, With<PlayerWalker>>) {
 ///     let clerk = Vec2::new(240.0, -80.0);
 ///     // Walk to the counter, then look at the clerk.
-///     commands.entity(*player).walk_to_facing(clerk + Vec2::new(-60.0, 0.0), Face::Point(clerk));
+///     commands.entity(*player).walk_to_facing(clerk + Vec2::new(-60.0, 0.0), FaceTarget::Point(clerk));
 ///     // Or look out of the window, wherever the walk ends.
-///     # let _ = Face::Direction(FacingDirection::Up);
+///     # let _ = FaceTarget::Direction(FacingDirection::Up);
 /// }
 /// # bevy::ecs::system::assert_is_system(to_the_counter);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Clone, Debug, PartialEq)]
-pub enum Face {
+pub enum FaceTarget {
     /// This direction.
     Direction(FacingDirection),
     /// Towards this point (world coordinates).
     Point(Vec2),
 }
 
-impl Face {
+impl FaceTarget {
     /// Turns `facing` for a walker standing at `position`. A point at the walker's own
     /// position, or not finite, leaves it as it is.
     pub fn apply(self, facing: &mut Facing, position: Vec2) {
         match self {
-            Face::Direction(direction) => facing.turn_to(direction),
-            Face::Point(point) => {
+            FaceTarget::Direction(direction) => facing.turn_to(direction),
+            FaceTarget::Point(point) => {
                 facing.face_vector(point - position);
             }
         }
@@ -336,7 +336,7 @@ impl Face {
 
 /// Turns `entity` (standing at `position`) to `face`, giving it a [`Facing`] if it
 /// has none; writes the component only when the facing changes.
-pub(crate) fn turn(entity: &mut EntityWorldMut, face: Face, position: Vec2) {
+pub(crate) fn turn(entity: &mut EntityWorldMut, face: FaceTarget, position: Vec2) {
     let mut facing = entity.get::<Facing>().copied().unwrap_or_default();
     face.apply(&mut facing, position);
     if entity.get::<Facing>() != Some(&facing) {

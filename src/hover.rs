@@ -27,7 +27,7 @@ use crate::plan::worker::{InFlight, PlanOutput, Planner};
 use crate::room::{RoomLookup, room_of};
 use crate::tuning::WalkTuning;
 use crate::walk::start::walk_query;
-use crate::walker::{Player, WalkState, Walker};
+use crate::walker::{PlayerWalker, WalkState, Walker};
 
 /// What a click at the pointer would do for the player: read it every frame to show
 /// a cursor or a path preview.
@@ -35,7 +35,7 @@ use crate::walker::{Player, WalkState, Walker};
 /// The plugin writes [`point`](Self::point) from the primary window's cursor (through
 /// the camera, as clicks are) while [`follow_cursor`](Self::follow_cursor) is on and
 /// a window exists; otherwise write it yourself (a gamepad cursor, a test). The
-/// answer is for the first [`Player`] walker (the lowest entity).
+/// answer is for the first [`PlayerWalker`] walker (the lowest entity).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -172,7 +172,7 @@ type HoverPlayer = (
 pub(crate) fn answer_hover(
     mut hover: ResMut<WalkHover>,
     mut work: ResMut<HoverWork>,
-    players: Query<HoverPlayer, With<Player>>,
+    players: Query<HoverPlayer, With<PlayerWalker>>,
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,

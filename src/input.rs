@@ -1,4 +1,4 @@
-//! Click to walk: a left click on a room walks the [`Player`] walkers in that room
+//! Click to walk: a left click on a room walks the [`PlayerWalker`] walkers in that room
 //! there.
 
 use bevy::prelude::*;
@@ -11,7 +11,7 @@ use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::Rooms;
 use crate::request::WalkRequest;
 use crate::room::{RoomLookup, room_of};
-use crate::walker::{Player, Walker};
+use crate::walker::{PlayerWalker, Walker};
 
 /// Where clicks come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Reflect)]
@@ -25,7 +25,7 @@ pub enum ClickInput {
     /// picking backend that hits it: with Bevy's `sprite_picking`, a `Sprite` on the
     /// room entity or a child (`WalkRoom` adds the `Pickable` the sprite backend needs
     /// to the room entity; add it to children yourself). A click on a solid
-    /// [`WalkObstacle`] that is not a [`Player`] (a guard's sprite) walks the players
+    /// [`WalkObstacle`] that is not a [`PlayerWalker`] (a guard's sprite) walks the players
     /// in the room under it to the reachable point nearest its feet; the click does not
     /// go on to its parents.
     Picking,
@@ -64,7 +64,7 @@ impl Default for ClickInput {
 #[derive(Resource, Clone, Copy, Debug, Reflect)]
 #[reflect(Resource, Debug)]
 pub struct ClickToWalk {
-    /// Whether clicks move [`Player`] walkers.
+    /// Whether clicks move [`PlayerWalker`] walkers.
     pub enabled: bool,
     /// Where clicks come from.
     pub input: ClickInput,
@@ -130,7 +130,7 @@ type Players<'w, 's> = Query<
         &'static Transform,
         Option<&'static ChildOf>,
     ),
-    With<Player>,
+    With<PlayerWalker>,
 >;
 
 /// Sends a request to `target` for every player in `room`.
@@ -161,7 +161,7 @@ type ClickableObstacles<'w, 's> = Query<
         &'static Transform,
         Option<&'static ChildOf>,
     ),
-    Without<Player>,
+    Without<PlayerWalker>,
 >;
 
 /// A primary-button `Pointer<Click>` on a room (or bubbling up to it from a child)

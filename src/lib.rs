@@ -15,11 +15,11 @@
 //! * [`WalkScaling`] on a room and [`DepthScale`] on a walker: characters scale with
 //!   depth (per area, fixed or linear between the area's top and bottom, or from a
 //!   greyscale scale map), and their speed can follow.
-//! * [`Walker`]: walks at a constant speed; [`Player`] walkers follow left clicks on
+//! * [`Walker`]: walks at a constant speed; [`PlayerWalker`] walkers follow left clicks on
 //!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
 //!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
-//!   both give a [`RequestId`]. A request can say what to face on arrival ([`Face`]),
-//!   or move the walker through given points ignoring the mask ([`Route::Anywhere`],
+//!   both give a [`RequestId`]. A request can say what to face on arrival ([`FaceTarget`]),
+//!   or move the walker through given points ignoring the mask ([`WalkRoute::Anywhere`],
 //!   for cutscenes).
 //! * [`WalkInput`]: a direction from the keyboard or a stick walks a walker that way,
 //!   sliding along walls.
@@ -111,7 +111,7 @@
 //!     ));
 //!     commands.spawn((
 //!         Walker::new(300.0),
-//!         Player,
+//!         PlayerWalker,
 //!         Sprite::from_color(Color::WHITE, Vec2::new(24.0, 64.0)),
 //!         Transform::from_xyz(0.0, -200.0, 1.0),
 //!     ));
@@ -149,7 +149,7 @@ pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSetti
 pub use chase::WalkChase;
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
-pub use facing::{Face, Facing, FacingDirection};
+pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
@@ -158,13 +158,13 @@ pub use outcome::{
 };
 pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache};
 pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
-pub use request::{RequestId, Route, WalkRequest};
+pub use request::{RequestId, WalkRequest, WalkRoute};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
 pub use walk::{AnswerTiming, WalkCommandsExt};
-pub use walker::{Heading, KeepWarm, Player, WalkPath, WalkState, Walker};
+pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
 ///
@@ -176,12 +176,12 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, Face, Facing, FacingDirection,
-        Heading, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, Player,
-        RequestId, Route, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHover,
-        WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery,
-        WalkRequest, WalkRoom, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
-        WalkmaskPlugin, WalkmaskSystems,
+        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
+        FacingDirection, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable,
+        PlayerWalker, RequestId, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt,
+        WalkHeading, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
+        WalkPath, WalkQuery, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped,
+        WalkTuning, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -213,7 +213,7 @@ pub mod prelude {
 /// for each running task), and it is released when they end.
 #[derive(Clone, Debug)]
 pub struct WalkmaskPlugin {
-    /// Where clicks that move [`Player`] walkers come from. Default:
+    /// Where clicks that move [`PlayerWalker`] walkers come from. Default:
     /// [`ClickInput::Picking`] with the `picking` feature. Changeable at runtime
     /// through [`ClickToWalk`].
     pub click_input: ClickInput,
@@ -353,13 +353,13 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkObstacle>()
             .register_type::<WalkScaling>()
             .register_type::<DepthScale>()
-            .register_type::<Player>()
+            .register_type::<PlayerWalker>()
             .register_type::<WalkState>()
-            .register_type::<Heading>()
+            .register_type::<WalkHeading>()
             .register_type::<Facing>()
             .register_type::<FacingDirection>()
-            .register_type::<Face>()
-            .register_type::<Route>()
+            .register_type::<FaceTarget>()
+            .register_type::<WalkRoute>()
             .register_type::<WalkInput>()
             .register_type::<WalkChase>()
             .register_type::<WalkPath>()

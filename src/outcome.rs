@@ -49,7 +49,7 @@
 //! | Walking | last waypoint reached | Arrived (or Planning if a request's job runs) | `Arrived` |
 //! | Walking | room, mask, areas or walker settings change; a solid obstacle enters or leaves the path | Walking + re-plan job | — |
 //! | Walking | moved by game code | Walking + re-plan job; stands until it lands | — |
-//! | any | route through given points ([`Route::Anywhere`](crate::Route::Anywhere)) | Walking (no job) | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`); `PathReady` |
+//! | any | route through given points ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)) | Walking (no job) | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`); `PathReady` |
 //! | any | `stop_walking` | Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Stopped`) |
 //! | any | steering input not zero | Walking while it moves, else Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`) |
 //! | steered | input zero or `WalkInput` removed | Idle | — |

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
 
-use crate::facing::Face;
+use crate::facing::FaceTarget;
 
 /// Identifies one walk request. Every outcome of a request carries its id, so game
 /// code can match answers to the requests it sent.
@@ -51,17 +51,17 @@ impl std::fmt::Display for RequestId {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Route, WalkRequest};
+/// use bevy_walkmask::{WalkRoute, WalkRequest};
 ///
 /// // A cutscene: the ghost drifts through the wall to the window, by the fireplace.
 /// let ghost = Entity::PLACEHOLDER;
 /// let request = WalkRequest::new(ghost, Vec2::new(300.0, 40.0))
-///     .with_route(Route::Anywhere { via: vec![Vec2::new(120.0, -20.0)] });
+///     .with_route(WalkRoute::Anywhere { via: vec![Vec2::new(120.0, -20.0)] });
 /// # let _ = request;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Reflect)]
 #[reflect(Clone, Debug, Default, PartialEq)]
-pub enum Route {
+pub enum WalkRoute {
     /// A path found on the walker's room's mask (the default).
     #[default]
     Pathfind,
@@ -91,12 +91,12 @@ pub enum Route {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Face, FacingDirection, WalkRequest, Walker};
+/// use bevy_walkmask::{FaceTarget, FacingDirection, WalkRequest, Walker};
 ///
 /// fn everyone_to_the_door(walkers: Query<Entity, With<Walker>>, mut requests: MessageWriter<WalkRequest>) {
 ///     for walker in &walkers {
 ///         let request = WalkRequest::new(walker, Vec2::new(300.0, -120.0))
-///             .facing(Face::Direction(FacingDirection::Up));
+///             .facing(FaceTarget::Direction(FacingDirection::Up));
 ///         info!("{walker} walks to the door ({})", request.id);
 ///         requests.write(request);
 ///     }
@@ -113,9 +113,9 @@ pub struct WalkRequest {
     pub id: RequestId,
     /// What to face on arrival (set before [`Arrived`](crate::Arrived) is sent; a
     /// walk that stops early does not turn). `None`: keep the facing of the last step.
-    pub face: Option<Face>,
-    /// How to get there (default [`Route::Pathfind`]).
-    pub route: Route,
+    pub face: Option<FaceTarget>,
+    /// How to get there (default [`WalkRoute::Pathfind`]).
+    pub route: WalkRoute,
 }
 
 impl WalkRequest {
@@ -134,18 +134,18 @@ impl WalkRequest {
             target,
             id: RequestId::new(),
             face: None,
-            route: Route::Pathfind,
+            route: WalkRoute::Pathfind,
         }
     }
 
     /// Faces `face` on arrival (see [`WalkRequest::face`]).
-    pub fn facing(mut self, face: Face) -> Self {
+    pub fn facing(mut self, face: FaceTarget) -> Self {
         self.face = Some(face);
         self
     }
 
     /// Gets there by `route`.
-    pub fn with_route(mut self, route: Route) -> Self {
+    pub fn with_route(mut self, route: WalkRoute) -> Self {
         self.route = route;
         self
     }

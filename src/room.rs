@@ -213,7 +213,7 @@ impl FromIterator<u8> for WalkAreas {
 /// area that is already enabled, or one the mask does not contain) cost nothing.
 ///
 /// With the `picking` feature, `WalkRoom` requires [`bevy::picking::Pickable`],
-/// so a left click on the room's sprite (or a child's) walks the [`Player`](crate::Player)
+/// so a left click on the room's sprite (or a child's) walks the [`PlayerWalker`](crate::PlayerWalker)
 /// walkers in this room there.
 ///
 /// ```

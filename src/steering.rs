@@ -17,7 +17,7 @@ use crate::room::MaskMapping;
 use crate::scaling::DepthScale;
 use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
-use crate::walker::{Heading, WalkPath, WalkState, Walker};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// The direction a walker is steered in, world units (y up), from the keyboard or a
 /// stick: the walker moves that way at `length * speed` (the length is capped at 1),
@@ -29,9 +29,9 @@ use crate::walker::{Heading, WalkPath, WalkState, Walker};
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Player, WalkInput};
+/// use bevy_walkmask::{PlayerWalker, WalkInput};
 ///
-/// fn keys(keys: Res<ButtonInput<KeyCode>>, mut players: Query<&mut WalkInput, With<Player>>) {
+/// fn keys(keys: Res<ButtonInput<KeyCode>>, mut players: Query<&mut WalkInput, With<PlayerWalker>>) {
 ///     for mut input in &mut players {
 ///         input.set_if_neq(WalkInput::from_arrow_keys(&keys));
 ///     }
@@ -80,7 +80,7 @@ type SteeredWalker = (
     &'static WalkInput,
     &'static mut Transform,
     Option<&'static ChildOf>,
-    &'static mut Heading,
+    &'static mut WalkHeading,
     &'static mut WalkState,
     Option<&'static mut Facing>,
     Option<&'static DepthScale>,
@@ -106,7 +106,7 @@ pub(crate) fn steer_walkers(
     for (entity, mut heading, mut state, walking, planning) in &mut released {
         commands.entity(entity).try_remove::<Steered>();
         if !walking {
-            heading.set_if_neq(Heading(Vec2::ZERO));
+            heading.set_if_neq(WalkHeading(Vec2::ZERO));
         }
         if !walking && !planning {
             state.set_if_neq(WalkState::Idle);
@@ -137,7 +137,7 @@ pub(crate) fn steer_walkers(
             if steered {
                 commands.entity(entity).remove::<Steered>();
                 if !walking {
-                    heading.set_if_neq(Heading(Vec2::ZERO));
+                    heading.set_if_neq(WalkHeading(Vec2::ZERO));
                 }
                 if !walking && !planning {
                     state.set_if_neq(WalkState::Idle);
@@ -162,7 +162,7 @@ pub(crate) fn steer_walkers(
             Some(to) => {
                 set_world_xy(&mut transform, parent, to);
                 let direction = (to - position).normalize_or_zero();
-                heading.set_if_neq(Heading(direction));
+                heading.set_if_neq(WalkHeading(direction));
                 if let Some(mut facing) = facing {
                     follow_step(&mut facing, direction);
                 }
@@ -171,7 +171,7 @@ pub(crate) fn steer_walkers(
             None => {
                 // Pushed into a wall, or its grid is not built yet: it stands, and
                 // the walk it had is over either way.
-                heading.set_if_neq(Heading(Vec2::ZERO));
+                heading.set_if_neq(WalkHeading(Vec2::ZERO));
                 state.set_if_neq(WalkState::Idle);
             }
         }
@@ -226,7 +226,7 @@ impl SteerStep<'_> {
 /// A walker whose steering input went away.
 type ReleasedWalker = (
     Entity,
-    &'static mut Heading,
+    &'static mut WalkHeading,
     &'static mut WalkState,
     Has<WalkPath>,
     Has<PathJob>,

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 /// [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 pub enum WarmUpWalkers {
-    /// Only [`Player`](crate::Player) walkers and walkers marked
+    /// Only [`PlayerWalker`](crate::PlayerWalker) walkers and walkers marked
     /// [`KeepWarm`](crate::KeepWarm) (the default): idle NPCs do not evict the
     /// player's field.
     #[default]

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use crate::facing::{Face, Facing};
+use crate::facing::{FaceTarget, Facing};
 use crate::request::RequestId;
 use crate::room::WalkAreas;
 
@@ -12,15 +12,15 @@ use crate::room::WalkAreas;
 /// `Transform` for a top-level entity; a walker may also be a child, of its room or of
 /// anything else, and then walks in world space all the same; z is kept).
 ///
-/// Required components: [`WalkState`], [`Heading`], [`Facing`] (and `Transform`).
+/// Required components: [`WalkState`], [`WalkHeading`], [`Facing`] (and `Transform`).
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::{Player, WalkAreas, Walker};
+/// use bevy_walkmask::{PlayerWalker, WalkAreas, Walker};
 ///
 /// fn spawn(mut commands: Commands) {
 ///     // The player: left clicks move it.
-///     commands.spawn((Walker::new(240.0), Player, Transform::from_xyz(0.0, -100.0, 1.0)));
+///     commands.spawn((Walker::new(240.0), PlayerWalker, Transform::from_xyz(0.0, -100.0, 1.0)));
 ///     // An NPC who never enters area 3 (the kitchen).
 ///     commands.spawn((Walker::new(120.0).with_areas(WalkAreas::only(&[1, 2])), Transform::default()));
 /// }
@@ -28,7 +28,7 @@ use crate::room::WalkAreas;
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, Default)]
-#[require(Transform, WalkState, Heading, Facing)]
+#[require(Transform, WalkState, WalkHeading, Facing)]
 pub struct Walker {
     /// World units per second.
     pub speed: f32,
@@ -128,20 +128,23 @@ impl Walker {
 }
 
 /// Marker: left clicks on a room send a [`WalkRequest`](crate::WalkRequest) for the
-/// `Player` walkers in that room (see [`ClickToWalk`](crate::ClickToWalk)).
+/// `PlayerWalker` walkers in that room (see [`ClickToWalk`](crate::ClickToWalk)).
+///
+/// Named so that a game's own `Player` component, imported beside the prelude, does
+/// not shadow it (click-to-walk would then silently move no one).
 ///
 /// ```
 /// # use bevy::prelude::*;
-/// use bevy_walkmask::{Player, Walker};
+/// use bevy_walkmask::{PlayerWalker, Walker};
 /// # fn spawn(mut commands: Commands) {
-/// commands.spawn((Walker::new(200.0), Player));
+/// commands.spawn((Walker::new(200.0), PlayerWalker));
 /// # }
 /// ```
 #[derive(Component, Reflect, Default, Clone, Copy, Debug)]
 #[reflect(Component, Default, Clone, Debug)]
-pub struct Player;
+pub struct PlayerWalker;
 
-/// Marker: the walker gets a warm field while it stands, like a [`Player`] (see
+/// Marker: the walker gets a warm field while it stands, like a [`PlayerWalker`] (see
 /// [`WalkTuning::warm_up`](crate::WalkTuning::warm_up)), for an NPC whose next walk
 /// should start at once.
 ///
@@ -193,9 +196,9 @@ pub enum WalkState {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::Heading;
+/// use bevy_walkmask::WalkHeading;
 ///
-/// fn face(mut walkers: Query<(&Heading, &mut Sprite)>) {
+/// fn face(mut walkers: Query<(&WalkHeading, &mut Sprite)>) {
 ///     for (heading, mut sprite) in &mut walkers {
 ///         if heading.0.x != 0.0 {
 ///             sprite.flip_x = heading.0.x < 0.0;
@@ -206,7 +209,7 @@ pub enum WalkState {
 /// ```
 #[derive(Component, Reflect, Default, Clone, Copy, PartialEq, Debug)]
 #[reflect(Component, Default, Clone, Debug)]
-pub struct Heading(pub Vec2);
+pub struct WalkHeading(pub Vec2);
 
 /// The path a walker is following, in world coordinates. Present while walking;
 /// removed when the walk ends or stops. The plugin writes it; read it to draw or
@@ -237,7 +240,7 @@ pub struct WalkPath {
     pub request: RequestId,
     /// What the walker faces when the walk ends at its end (see
     /// [`WalkRequest::face`](crate::WalkRequest::face)).
-    pub face: Option<Face>,
+    pub face: Option<FaceTarget>,
 }
 
 impl WalkPath {

@@ -1,4 +1,4 @@
-//! Cutscene moves (`Route::Anywhere`): straight lines through given points that ignore
+//! Cutscene moves (`WalkRoute::Anywhere`): straight lines through given points that ignore
 //! the mask, with the usual outcomes; and scripts that chain walk, face and notify
 //! through those outcomes.
 //!
@@ -205,7 +205,7 @@ fn scripts_chain_walk_face_and_notify_through_outcomes() {
         .world_mut()
         .commands()
         .entity(walker)
-        .walk_to_facing(px(50, 20), Face::Direction(FacingDirection::Up));
+        .walk_to_facing(px(50, 20), FaceTarget::Direction(FacingDirection::Up));
     app.world_mut().flush();
     app.add_observer(
         move |ev: On<Arrived>,
@@ -219,8 +219,8 @@ fn scripts_chain_walk_face_and_notify_through_outcomes() {
                     .push(format!("at the window facing {facing:?}"));
                 let id = commands.entity(ev.entity).walk_with(px(10, 10), |request| {
                     request
-                        .with_route(Route::Anywhere { via: vec![] })
-                        .facing(Face::Direction(FacingDirection::Down))
+                        .with_route(WalkRoute::Anywhere { via: vec![] })
+                        .facing(FaceTarget::Direction(FacingDirection::Down))
                 });
                 script.second = Some(id);
             } else if Some(ev.request) == script.second {

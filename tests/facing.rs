@@ -2,7 +2,7 @@
 //! direction or a point on arrival, turning a standing walker.
 //!
 //! Headless app of `tests/common`. Walks that must follow exact lines use
-//! `Route::Anywhere` (straight lines through given points); walks on the mask use
+//! `WalkRoute::Anywhere` (straight lines through given points); walks on the mask use
 //! the usual 64 x 48 wall mask (a wall at x = 30..=33 down to y = 39), where pixel
 //! (px, py) is world (px - 32, 24 - py).
 
@@ -174,10 +174,10 @@ fn a_walk_faces_a_point_or_a_direction_on_arrival() {
     let mut commands = app.world_mut().commands();
     let a = commands
         .entity(eight)
-        .walk_to_facing(px(50, 20), Face::Point(look_at));
+        .walk_to_facing(px(50, 20), FaceTarget::Point(look_at));
     let b = commands
         .entity(four)
-        .walk_to_facing(px(50, 30), Face::Direction(FacingDirection::DownLeft));
+        .walk_to_facing(px(50, 30), FaceTarget::Direction(FacingDirection::DownLeft));
     app.world_mut().flush();
     run_until(&mut app, 2_000, |w| {
         let log = w.resource::<Log>();
@@ -210,7 +210,7 @@ fn standing_walkers_turn_and_stopped_walks_do_not() {
     let mut commands = app.world_mut().commands();
     commands
         .entity(walker)
-        .walk_to_facing(px(20, 20), Face::Direction(FacingDirection::Up));
+        .walk_to_facing(px(20, 20), FaceTarget::Direction(FacingDirection::Up));
     app.world_mut().flush();
     run(&mut app, 5);
     app.world_mut().commands().entity(walker).stop_walking();
@@ -220,21 +220,21 @@ fn standing_walkers_turn_and_stopped_walks_do_not() {
     app.world_mut()
         .commands()
         .entity(walker)
-        .face(Face::Direction(FacingDirection::DownLeft));
+        .face(FaceTarget::Direction(FacingDirection::DownLeft));
     run(&mut app, 1);
     assert_eq!(facing(&app, walker), FacingDirection::DownLeft);
     let at = position(&app, walker);
     app.world_mut()
         .commands()
         .entity(walker)
-        .face(Face::Point(at + Vec2::new(0.0, 10.0)));
+        .face(FaceTarget::Point(at + Vec2::new(0.0, 10.0)));
     run(&mut app, 1);
     assert_eq!(facing(&app, walker), FacingDirection::Up);
     // A point where the walker stands gives no direction: the facing stays.
     app.world_mut()
         .commands()
         .entity(walker)
-        .face(Face::Point(at));
+        .face(FaceTarget::Point(at));
     run(&mut app, 1);
     assert_eq!(facing(&app, walker), FacingDirection::Up);
 }

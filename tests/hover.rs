@@ -21,7 +21,7 @@ fn app(warm_fields: bool) -> (App, Entity) {
         ..deterministic()
     });
     let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
-    app.world_mut().entity_mut(player).insert(Player);
+    app.world_mut().entity_mut(player).insert(PlayerWalker);
     (app, player)
 }
 
@@ -128,11 +128,11 @@ fn without_warm_fields_a_query_answers_the_hover_point() {
 #[test]
 fn the_answer_is_for_the_player() {
     let (mut app, player) = app(false);
-    app.world_mut().entity_mut(player).remove::<Player>();
+    app.world_mut().entity_mut(player).remove::<PlayerWalker>();
     hover_at(&mut app, Some(px(12, 20)));
     run(&mut app, 5);
     assert_eq!(answer(&app), None);
-    app.world_mut().entity_mut(player).insert(Player);
+    app.world_mut().entity_mut(player).insert(PlayerWalker);
     wait_for(&mut app, 100_000, |w| {
         w.resource::<WalkHover>().answer.is_some()
     });

@@ -531,7 +531,7 @@ fn picking_clicks_walk_the_players_in_the_clicked_room() {
         .world_mut()
         .spawn((
             Walker::new(400.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation((left_origin + px(10, 10)).extend(1.0)),
         ))
         .id();
@@ -539,7 +539,7 @@ fn picking_clicks_walk_the_players_in_the_clicked_room() {
         .world_mut()
         .spawn((
             Walker::new(400.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation((Vec2::new(100.0, 0.0) + px(10, 10)).extend(1.0)),
         ))
         .id();

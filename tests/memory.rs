@@ -68,7 +68,7 @@ fn one_round(app: &mut App) {
             .world_mut()
             .spawn((
                 Walker::new(4000.0),
-                bevy_walkmask::Player,
+                bevy_walkmask::PlayerWalker,
                 Transform::from_xyz(-(w as f32) / 2.0 + 2.5, 0.0, 1.0),
             ))
             .id();

@@ -7,7 +7,7 @@
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
 //! * every walk that started ends exactly once, after its start;
-//! * `WalkState`, `Heading` and `WalkPath` agree;
+//! * `WalkState`, `WalkHeading` and `WalkPath` agree;
 //! * the plugin never moves a walker across the room's wall (except along a route
 //!   through given points, or while the room itself just moved under it);
 //! * no task is left behind, and nothing piles up (entities, open requests).
@@ -198,7 +198,7 @@ impl Case {
             Transform::from_translation(at.extend(1.0)),
         ));
         if self.rng.chance(2) {
-            walker.insert(Player);
+            walker.insert(PlayerWalker);
         }
         if self.rng.chance(3) {
             walker.insert(WalkObstacle::circle(1.5));
@@ -366,7 +366,7 @@ impl Case {
                     .world_mut()
                     .commands()
                     .entity(walker)
-                    .walk_to_facing(target, Face::Direction(FacingDirection::Left));
+                    .walk_to_facing(target, FaceTarget::Direction(FacingDirection::Left));
                 self.issued.push(id);
             }
         }
@@ -478,9 +478,10 @@ impl Case {
 
     fn check_state(&self, walker: Entity, ctx: &str) {
         let world = self.app.world();
-        let (Some(state), Some(heading)) =
-            (world.get::<WalkState>(walker), world.get::<Heading>(walker))
-        else {
+        let (Some(state), Some(heading)) = (
+            world.get::<WalkState>(walker),
+            world.get::<WalkHeading>(walker),
+        ) else {
             return;
         };
         let path = world.get::<WalkPath>(walker);

@@ -346,7 +346,7 @@ fn a_picking_click_on_a_solid_character_walks_the_player_beside_it() {
         .world_mut()
         .spawn((
             Walker::new(100.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation(px(4, 24).extend(1.0)),
         ))
         .id();

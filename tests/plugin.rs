@@ -175,11 +175,11 @@ fn without_picking_a_left_click_walks_the_player_around_the_wall_to_the_clicked_
         .world_mut()
         .spawn((
             Walker::new(200.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation(start.extend(1.0)),
         ))
         .id();
-    // A walker without `Player` must not follow clicks.
+    // A walker without `PlayerWalker` must not follow clicks.
     let npc = spawn_walker(&mut app, Walker::new(200.0), px(5, 5));
 
     // 1280 x 720 window, 2D camera at the origin, Camera::computed filled by hand
@@ -234,7 +234,10 @@ fn without_picking_a_left_click_walks_the_player_around_the_wall_to_the_clicked_
     assert!(path_stays_on(waypoints, |x, y| room_pixel(x, y) == 1));
     assert!(position(&app, player).distance(target) < 1e-3);
     assert_eq!(state(&app, player), WalkState::Arrived);
-    assert_eq!(app.world().get::<Heading>(player).unwrap().0, Vec2::ZERO);
+    assert_eq!(
+        app.world().get::<WalkHeading>(player).unwrap().0,
+        Vec2::ZERO
+    );
     assert!(app.world().get::<WalkPath>(player).is_none());
     // The NPC got nothing.
     assert!(!log.both().iter().any(|e| e.entity == npc));
@@ -543,7 +546,10 @@ fn stop_walking_stops_without_arrived() {
     run(&mut app, 20);
     assert_eq!(position(&app, walker), stopped_at);
     assert_eq!(state(&app, walker), WalkState::Idle);
-    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
+    assert_eq!(
+        app.world().get::<WalkHeading>(walker).unwrap().0,
+        Vec2::ZERO
+    );
     let log = app.world().resource::<Log>();
     assert!(!log.has(walker, |k| matches!(k, Kind::Arrived(_))));
     // A stop right after a request (same command queue) cancels it.

@@ -57,7 +57,10 @@ fn a_push_into_a_wall_slides_along_it_and_never_crosses_it() {
         *app.world().get::<WalkState>(walker).unwrap(),
         WalkState::Idle
     );
-    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
+    assert_eq!(
+        app.world().get::<WalkHeading>(walker).unwrap().0,
+        Vec2::ZERO
+    );
 
     steer(&mut app, walker, Vec2::X);
     let head_on = track(&mut app, walker, 20);
@@ -71,7 +74,10 @@ fn a_push_into_a_wall_slides_along_it_and_never_crosses_it() {
         *app.world().get::<WalkState>(walker).unwrap(),
         WalkState::Idle
     );
-    assert_eq!(app.world().get::<Heading>(walker).unwrap().0, Vec2::ZERO);
+    assert_eq!(
+        app.world().get::<WalkHeading>(walker).unwrap().0,
+        Vec2::ZERO
+    );
 }
 
 /// At full push a steered walker moves at its speed; a push longer than 1 counts as 1.

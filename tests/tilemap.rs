@@ -424,7 +424,7 @@ fn one_field_serves_all_monsters() {
         .world_mut()
         .spawn((
             Walker::new(60.0),
-            Player,
+            PlayerWalker,
             Transform::from_translation(player_at.extend(1.0)),
         ))
         .id();

@@ -23,7 +23,7 @@ fn on_wall(p: Vec2) -> bool {
 }
 
 fn heading(app: &App, walker: Entity) -> Vec2 {
-    app.world().get::<Heading>(walker).unwrap().0
+    app.world().get::<WalkHeading>(walker).unwrap().0
 }
 
 fn state(app: &App, walker: Entity) -> WalkState {
@@ -227,7 +227,7 @@ fn the_hover_answer_comes_while_a_solid_character_walks() {
     for pace in Pace::BOTH {
         let (mut app, _) = wall_room_app(pace.plugin());
         let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
-        app.world_mut().entity_mut(player).insert(Player);
+        app.world_mut().entity_mut(player).insert(PlayerWalker);
         let guard = spawn_walker(&mut app, Walker::new(90.0), px(48, 44));
         app.world_mut()
             .entity_mut(guard)
@@ -263,7 +263,7 @@ fn warm_app() -> (App, Entity, Entity) {
         ..deterministic()
     });
     let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
-    app.world_mut().entity_mut(player).insert(Player);
+    app.world_mut().entity_mut(player).insert(PlayerWalker);
     let npc = spawn_walker(&mut app, Walker::new(100.0), px(50, 20));
     (app, player, npc)
 }
@@ -420,7 +420,7 @@ fn press_and_hold_walks_the_player_after_the_cursor() {
             ..pace.plugin()
         });
         let player = spawn_walker(&mut app, Walker::new(150.0), px(10, 20));
-        app.world_mut().entity_mut(player).insert(Player);
+        app.world_mut().entity_mut(player).insert(PlayerWalker);
         let window = window_and_camera(&mut app);
         let mut clock = pace.clock();
         clock.frame(&mut app);

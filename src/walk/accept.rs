@@ -5,11 +5,11 @@ use bevy::prelude::*;
 
 use super::end::{answer_cancelled, answer_unreachable, cancel, drop_request_and_walk, end_walk};
 use super::job::{JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
-use crate::facing::Face;
+use crate::facing::FaceTarget;
 use crate::outcome::{Outcome, PathReady, StopReason, emit};
 use crate::placement::entity_world_xy;
-use crate::request::{RequestId, Route, WalkRequest};
-use crate::walker::{Heading, WalkPath, WalkState, Walker};
+use crate::request::{RequestId, WalkRequest, WalkRoute};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// Makes `request` the walker's current request, to be traced from a field from its
 /// destination shared with every walker sent there (see [`WalkChase`](crate::WalkChase)).
@@ -47,21 +47,21 @@ pub(super) fn accept(world: &mut World, request: WalkRequest, share: bool) {
         return;
     }
     let finite = match &route {
-        Route::Pathfind => target.is_finite(),
-        Route::Anywhere { via } => target.is_finite() && via.iter().all(|p| p.is_finite()),
+        WalkRoute::Pathfind => target.is_finite(),
+        WalkRoute::Anywhere { via } => target.is_finite() && via.iter().all(|p| p.is_finite()),
     };
     if !finite {
         warn!("{id} for {walker} to {target} ({route:?}): a point is not finite");
         drop_request_and_walk(world, walker, StopReason::Superseded);
         if let Ok(mut entity) = world.get_entity_mut(walker) {
-            entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
+            entity.insert((WalkState::Unreachable, WalkHeading(Vec2::ZERO)));
         }
         answer_unreachable(world, walker, id, target);
         return;
     }
     let via = match route {
-        Route::Anywhere { via } => via,
-        Route::Pathfind => {
+        WalkRoute::Anywhere { via } => via,
+        WalkRoute::Pathfind => {
             if let Some(mut job) = entity.get_mut::<PathJob>()
                 && job.started()
             {
@@ -78,7 +78,7 @@ pub(super) fn accept(world: &mut World, request: WalkRequest, share: bool) {
             }
             let previous = entity.take::<PathJob>();
             if !entity.contains::<WalkPath>() {
-                entity.insert((WalkState::Planning, Heading(Vec2::ZERO)));
+                entity.insert((WalkState::Planning, WalkHeading(Vec2::ZERO)));
             }
             entity.insert(
                 PathJob::new(id, target, JobKind::Request)
@@ -104,7 +104,7 @@ pub(super) fn walk_anywhere(
     walker: Entity,
     request: RequestId,
     target: Vec2,
-    face: Option<Face>,
+    face: Option<FaceTarget>,
     via: Vec<Vec2>,
 ) {
     end_walk(world, walker, StopReason::Superseded);

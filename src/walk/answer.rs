@@ -20,7 +20,7 @@ use crate::placement::{entity_world_xy, set_entity_world_xy};
 use crate::plan::basis::PlanBasis;
 use crate::plan::worker::{PlanOutput, PlannedPath};
 use crate::tuning::WalkTuning;
-use crate::walker::{Heading, WalkPath, WalkState, Walker};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// How an answer joins where the walker is now.
 pub(super) enum Joined {
@@ -297,7 +297,7 @@ pub(super) fn apply_answer(
             );
         }
         None => {
-            entity.insert((WalkState::Unreachable, Heading(Vec2::ZERO)));
+            entity.insert((WalkState::Unreachable, WalkHeading(Vec2::ZERO)));
             match job.kind {
                 JobKind::Request => answer_unreachable(world, walker, job.request, job.target),
                 JobKind::Replan => end_walk(world, walker, StopReason::Blocked),

@@ -4,9 +4,9 @@ use bevy::prelude::*;
 
 use super::accept::accept_request;
 use super::end::stop_walker;
-use crate::facing::{Face, turn};
+use crate::facing::{FaceTarget, turn};
 use crate::placement::entity_world_xy;
-use crate::request::{RequestId, Route, WalkRequest};
+use crate::request::{RequestId, WalkRequest, WalkRoute};
 
 /// Walk commands on an entity.
 ///
@@ -40,17 +40,17 @@ pub trait WalkCommandsExt {
 
     /// Like [`walk_to`](Self::walk_to), then faces `face` on arrival (before
     /// [`Arrived`](crate::Arrived) is sent, so its observers see the new facing).
-    fn walk_to_facing(&mut self, target: Vec2, face: Face) -> RequestId {
+    fn walk_to_facing(&mut self, target: Vec2, face: FaceTarget) -> RequestId {
         self.walk_with(target, |request| request.facing(face))
     }
 
     /// A cutscene move: straight lines from where the walker stands through `via` to
-    /// `target`, ignoring the mask ([`Route::Anywhere`]). `walk_anywhere([], p)` goes
+    /// `target`, ignoring the mask ([`WalkRoute::Anywhere`]). `walk_anywhere([], p)` goes
     /// straight to `p`.
     fn walk_anywhere(&mut self, via: impl IntoIterator<Item = Vec2>, target: Vec2) -> RequestId {
         let via = via.into_iter().collect();
         self.walk_with(target, |request| {
-            request.with_route(Route::Anywhere { via })
+            request.with_route(WalkRoute::Anywhere { via })
         })
     }
 
@@ -59,12 +59,12 @@ pub trait WalkCommandsExt {
     ///
     /// ```
     /// # use bevy::prelude::*;
-    /// # use bevy_walkmask::{Face, FacingDirection, Route, WalkCommandsExt};
+    /// # use bevy_walkmask::{FaceTarget, FacingDirection, WalkRoute, WalkCommandsExt};
     /// fn cutscene(mut commands: Commands, butler: Single<Entity, With<Name>>) {
     ///     commands.entity(*butler).walk_with(Vec2::new(0.0, 80.0), |request| {
     ///         request
-    ///             .with_route(Route::Anywhere { via: vec![Vec2::new(-40.0, 0.0)] })
-    ///             .facing(Face::Direction(FacingDirection::Down))
+    ///             .with_route(WalkRoute::Anywhere { via: vec![Vec2::new(-40.0, 0.0)] })
+    ///             .facing(FaceTarget::Direction(FacingDirection::Down))
     ///     });
     /// }
     /// # bevy::ecs::system::assert_is_system(cutscene);
@@ -79,7 +79,7 @@ pub trait WalkCommandsExt {
     /// A walker that is walking turns back to its movement at its next step: to turn
     /// at the end of a walk, ask for it in the request
     /// ([`walk_to_facing`](Self::walk_to_facing)).
-    fn face(&mut self, face: Face) -> &mut Self;
+    fn face(&mut self, face: FaceTarget) -> &mut Self;
 
     /// Stops the walker where it stands: a request in flight gets
     /// [`PathCancelled`](crate::PathCancelled), a walk in progress ends with
@@ -106,7 +106,7 @@ impl WalkCommandsExt for EntityCommands<'_> {
         id
     }
 
-    fn face(&mut self, face: Face) -> &mut Self {
+    fn face(&mut self, face: FaceTarget) -> &mut Self {
         let entity = self.id();
         self.commands().queue(move |world: &mut World| {
             let Some(position) = entity_world_xy(world, entity) else {

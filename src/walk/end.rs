@@ -10,7 +10,7 @@ use super::obstacle_watch::ObstacleWatch;
 use crate::outcome::{Outcome, PathCancelled, PathUnreachable, StopReason, WalkStopped, emit};
 use crate::placement::entity_world_xy;
 use crate::request::RequestId;
-use crate::walker::{Heading, WalkPath, WalkState, Walker};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// Answers request `request` of `walker` with [`PathUnreachable`].
 pub(super) fn answer_unreachable(
@@ -145,7 +145,7 @@ pub(super) fn start_pending(world: &mut World, walker: Entity, job: &PathJob) {
     match world.get_entity_mut(walker) {
         Ok(mut entity) if entity.contains::<Walker>() && !entity.contains::<PathJob>() => {
             if !entity.contains::<WalkPath>() {
-                entity.insert((WalkState::Planning, Heading(Vec2::ZERO)));
+                entity.insert((WalkState::Planning, WalkHeading(Vec2::ZERO)));
             }
             entity.insert(next);
         }
@@ -180,7 +180,7 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
         return;
     };
     if entity.contains::<Walker>() {
-        entity.insert((WalkState::Idle, Heading(Vec2::ZERO)));
+        entity.insert((WalkState::Idle, WalkHeading(Vec2::ZERO)));
     }
     drop_request_and_walk(world, walker, StopReason::Stopped);
 }

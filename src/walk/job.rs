@@ -8,7 +8,7 @@ use bevy::tasks::Task;
 use walkmask::Point;
 
 use super::timing::PlanClock;
-use crate::facing::Face;
+use crate::facing::FaceTarget;
 use crate::plan::basis::PlanBasis;
 use crate::plan::worker::{InFlight, PlanOutput};
 use crate::request::RequestId;
@@ -61,7 +61,7 @@ pub(super) struct PlanStart {
 pub(crate) struct PendingRequest {
     pub(super) request: RequestId,
     pub(super) target: Vec2,
-    pub(super) face: Option<Face>,
+    pub(super) face: Option<FaceTarget>,
     pub(super) share: bool,
 }
 
@@ -74,7 +74,7 @@ pub(crate) struct PathJob {
     pub(crate) target: Vec2,
     pub(crate) kind: JobKind,
     /// What to face on arrival.
-    pub(crate) face: Option<Face>,
+    pub(crate) face: Option<FaceTarget>,
     /// Share one field from the destination with every other walker sent there,
     /// however few (chasers).
     pub(crate) share: bool,
@@ -126,7 +126,7 @@ impl PathJob {
     }
 
     /// Faces `face` on arrival.
-    pub(crate) fn with_face(mut self, face: Option<Face>) -> Self {
+    pub(crate) fn with_face(mut self, face: Option<FaceTarget>) -> Self {
         self.face = face;
         self
     }

@@ -8,7 +8,7 @@ use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::scaling::DepthScale;
-use crate::walker::{Heading, WalkPath, WalkState, Walker};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// A walker on its way.
 type MovingWalker = (
@@ -17,7 +17,7 @@ type MovingWalker = (
     &'static mut Transform,
     Option<&'static ChildOf>,
     &'static mut WalkPath,
-    &'static mut Heading,
+    &'static mut WalkHeading,
     Option<&'static DepthScale>,
     Option<&'static mut Facing>,
     Has<WalkOnHold>,
@@ -37,7 +37,7 @@ pub(crate) fn move_walkers(
     {
         if held {
             // Moved by game code: it stands until its new path lands.
-            heading.set_if_neq(Heading(Vec2::ZERO));
+            heading.set_if_neq(WalkHeading(Vec2::ZERO));
             continue;
         }
         let parent = parent_of(child_of, &parents);

@@ -90,7 +90,7 @@ pub(crate) fn replan_changed(
         }
         // Moved by game code: plan again from where it is, and stand until that plan
         // lands rather than walk on to a waypoint that may lie behind a wall. Walks
-        // through given points (`Route::Anywhere`) just go on.
+        // through given points (`WalkRoute::Anywhere`) just go on.
         if let Some(mut placed) = placed
             && moved_by_game(
                 &mut placed,

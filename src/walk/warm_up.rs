@@ -14,7 +14,7 @@ use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::grid_cache::GridKey;
 use crate::plan::worker::{InFlight, Planner};
 use crate::tuning::{WalkTuning, WarmUpWalkers};
-use crate::walker::{KeepWarm, Player, WalkPath, WalkState, Walker};
+use crate::walker::{KeepWarm, PlayerWalker, WalkPath, WalkState, Walker};
 
 /// What a warm-up was started for: the grid and the walker's pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ type StandingWalker = (
     Option<&'static ChildOf>,
     &'static WalkState,
     Option<&'static mut WarmUp>,
-    Has<Player>,
+    Has<PlayerWalker>,
     Has<KeepWarm>,
 );
 
