@@ -407,7 +407,6 @@ impl Plugin for WalkmaskPlugin {
             schedule,
             (
                 (
-                    walk::timing::count_frame,
                     room::place_rooms,
                     obstacle::gather_obstacles,
                     walk::replan::forget_changed_masks,
@@ -422,10 +421,6 @@ impl Plugin for WalkmaskPlugin {
                     .in_set(WalkmaskSystems::Plan),
                 (
                     walk::answer::poll_jobs,
-                    // Jobs put back by answers (searches planned again, requests
-                    // that waited) start and are collected in the same frame.
-                    walk::start::start_jobs,
-                    walk::answer::poll_jobs,
                     query::poll_path_queries,
                     hover::answer_hover,
                 )
@@ -434,7 +429,6 @@ impl Plugin for WalkmaskPlugin {
                 (
                     steering::steer_walkers,
                     walk::movement::move_walkers,
-                    walk::movement::remember_placement,
                     scaling::follow_depth,
                 )
                     .chain()

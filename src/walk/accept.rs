@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use super::end::{answer_cancelled, answer_unreachable, cancel, drop_request_and_walk, end_walk};
 use super::job::{JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
+use super::timing::PlanClock;
 use crate::facing::FaceTarget;
 use crate::outcome::{Outcome, PathReady, StopReason, emit};
 use crate::placement::entity_world_xy;
@@ -146,8 +147,14 @@ pub(super) fn walk_anywhere(
     );
 }
 
-/// Reads [`WalkRequest`] messages (all of them, every frame).
-pub(crate) fn read_requests(mut commands: Commands, mut requests: MessageReader<WalkRequest>) {
+/// Starts the lifecycle's frame: advances the [`PlanClock`] (the plugin's frame
+/// count), and reads [`WalkRequest`] messages (all of them, every frame).
+pub(crate) fn read_requests(
+    mut commands: Commands,
+    mut requests: MessageReader<WalkRequest>,
+    mut clock: ResMut<PlanClock>,
+) {
+    clock.frame += 1;
     for request in requests.read() {
         let request = request.clone();
         commands.queue(move |world: &mut World| accept_request(world, request));

@@ -13,6 +13,7 @@ use super::job::{
     SAME_PLACE_PIXELS, WalkOnHold,
 };
 use super::obstacle_watch::ObstacleWatch;
+use super::start::start_jobs;
 use super::timing::PlanClock;
 use crate::obstacle::rasterise;
 use crate::outcome::{Outcome, PathReady, PathReplanned, StopReason, emit};
@@ -181,11 +182,27 @@ pub(super) fn complete_job(
         };
         answer_cancelled(world, walker, next);
         start_pending(world, walker, &job);
+        start_put_back(world);
         return;
     }
     apply_answer(world, walker, &mut job, output, basis);
     if world.get::<PathJob>(walker).map(|j| j.serial) != Some(job.serial) {
         start_pending(world, walker, &job);
+    }
+    if world.get::<PathJob>(walker).is_some() {
+        start_put_back(world);
+    }
+}
+
+/// Starts the jobs that answers put back (a search planned again, a request that
+/// waited) in the frame they were put back, and collects those already due (under
+/// [`AnswerTiming::AfterFrames`](super::AnswerTiming)) at once, so that they land
+/// when they are due rather than a frame later. Inside a run of these systems (an
+/// answer applied while jobs are being started or collected) this does nothing, and
+/// the next frame's `Plan` starts them.
+fn start_put_back(world: &mut World) {
+    if world.run_system_cached(start_jobs).is_ok() {
+        let _ = world.run_system_cached(poll_jobs);
     }
 }
 

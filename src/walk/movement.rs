@@ -25,15 +25,21 @@ type MovingWalker = (
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
 /// carrying leftover distance around corners; ends the walk with [`Arrived`].
+///
+/// Then remembers where every walker stands after the plugin moved it (see
+/// [`Placed`]), so that a move by game code is told apart next frame.
 pub(crate) fn move_walkers(
     mut commands: Commands,
     time: Res<Time>,
-    mut walkers: Query<MovingWalker>,
+    mut walkers: ParamSet<(
+        Query<MovingWalker>,
+        Query<(&Transform, &mut Placed), With<Walker>>,
+    )>,
     parents: Parents,
 ) {
     let dt = time.delta_secs();
     for (entity, walker, mut transform, child_of, mut path, mut heading, depth, facing, held) in
-        &mut walkers
+        &mut walkers.p0()
     {
         if held {
             // Moved by game code: it stands until its new path lands.
@@ -87,6 +93,9 @@ pub(crate) fn move_walkers(
             heading.0 = direction;
         }
     }
+    for (transform, mut placed) in &mut walkers.p1() {
+        placed.set_if_neq(Placed(transform.translation.truncate()));
+    }
 }
 
 /// Ends a walk that reached its last waypoint.
@@ -130,12 +139,4 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
             position,
         }),
     );
-}
-
-/// Remembers where each walker stands after the plugin moved it (see
-/// [`Placed`]).
-pub(crate) fn remember_placement(mut walkers: Query<(&Transform, &mut Placed), With<Walker>>) {
-    for (transform, mut placed) in &mut walkers {
-        placed.set_if_neq(Placed(transform.translation.truncate()));
-    }
 }

@@ -49,11 +49,6 @@ pub(crate) struct PlanClock {
     pub(super) frame: u64,
 }
 
-/// Starts a new frame of the [`PlanClock`].
-pub(crate) fn count_frame(mut clock: ResMut<PlanClock>) {
-    clock.frame += 1;
-}
-
 /// The plugin's [`AnswerTiming`].
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub(crate) struct AnswerTimingSetting(pub(crate) AnswerTiming);
