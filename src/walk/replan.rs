@@ -10,12 +10,13 @@ use crate::chase::WalkChase;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{NoBasis, Rooms, current_basis};
 use crate::plan::worker::Planner;
+use crate::room::WalkRoom;
 use crate::walker::{WalkPath, Walker};
 
 /// A walker whose plan may need redoing.
 type PlannedWalker = (
     Entity,
-    &'static Walker,
+    Ref<'static, Walker>,
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static mut PathJob>,
@@ -74,14 +75,29 @@ fn moved_by_game(
 /// re-planned from where the walker stands (reported by
 /// [`PathReplanned`](crate::PathReplanned), or [`WalkStopped`](crate::WalkStopped)
 /// when no way is left). Writes to rooms that change nothing re-plan nothing.
+///
+/// The basis is only looked at when something it depends on may have changed: a
+/// room (its `WalkRoom` or placement), a mask's pixels, the walker's settings, or,
+/// with several rooms, where the walker is.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn replan_changed(
     mut commands: Commands,
     mut walkers: Query<PlannedWalker>,
     parents: Parents,
     rooms: Rooms,
+    changed_rooms: Query<
+        (),
+        (
+            With<WalkRoom>,
+            Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>,
+        ),
+    >,
+    mut mask_events: MessageReader<AssetEvent<WalkMask>>,
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
+    let rooms_changed = !changed_rooms.is_empty() || mask_events.read().count() > 0;
+    let several_rooms = rooms.iter().nth(1).is_some();
     for (entity, walker, transform, child_of, mut job, path, planned_on, chaser, placed) in
         &mut walkers
     {
@@ -110,8 +126,11 @@ pub(crate) fn replan_changed(
             }
             continue;
         }
+        if !rooms_changed && !several_rooms && !walker.is_changed() {
+            continue;
+        }
         let position = walker_xy(transform, child_of, &parents);
-        let now = match current_basis(walker, position, &rooms, &masks, server.as_deref()) {
+        let now = match current_basis(&walker, position, &rooms, &masks, server.as_deref()) {
             Ok((basis, _)) => Some(basis),
             Err(NoBasis::Loading | NoBasis::Failed(_)) => None,
         };
