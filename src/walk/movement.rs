@@ -10,6 +10,9 @@ use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::scaling::DepthScale;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
+/// Where a walker stands, and where the plugin last left it.
+type Placement = (&'static Transform, &'static mut Placed);
+
 /// A walker on its way.
 type MovingWalker = (
     Entity,
@@ -31,10 +34,7 @@ type MovingWalker = (
 pub(crate) fn move_walkers(
     mut commands: Commands,
     time: Res<Time>,
-    mut walkers: ParamSet<(
-        Query<MovingWalker>,
-        Query<(&Transform, &mut Placed), With<Walker>>,
-    )>,
+    mut walkers: ParamSet<(Query<MovingWalker>, Query<Placement, With<Walker>>)>,
     parents: Parents,
 ) {
     let dt = time.delta_secs();

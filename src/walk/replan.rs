@@ -26,6 +26,12 @@ type PlannedWalker = (
     Option<&'static mut Placed>,
 );
 
+/// A room whose `WalkRoom` or placement changed.
+type ChangedRoom = (
+    With<WalkRoom>,
+    Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>,
+);
+
 /// Where the plugin last left a walker: its local x and y after
 /// [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -85,13 +91,7 @@ pub(crate) fn replan_changed(
     mut walkers: Query<PlannedWalker>,
     parents: Parents,
     rooms: Rooms,
-    changed_rooms: Query<
-        (),
-        (
-            With<WalkRoom>,
-            Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>,
-        ),
-    >,
+    changed_rooms: Query<(), ChangedRoom>,
     mut mask_events: MessageReader<AssetEvent<WalkMask>>,
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
