@@ -10,8 +10,8 @@ use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::scaling::DepthScale;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
-/// Where a walker stands, and where the plugin last left it.
-type Placement = (&'static Transform, &'static mut Placed);
+/// Where each walker stands, and where the plugin last left it.
+type Placements<'w, 's> = Query<'w, 's, (&'static Transform, &'static mut Placed), With<Walker>>;
 
 /// A walker on its way.
 type MovingWalker = (
@@ -34,7 +34,7 @@ type MovingWalker = (
 pub(crate) fn move_walkers(
     mut commands: Commands,
     time: Res<Time>,
-    mut walkers: ParamSet<(Query<MovingWalker>, Query<Placement, With<Walker>>)>,
+    mut walkers: ParamSet<(Query<MovingWalker>, Placements)>,
     parents: Parents,
 ) {
     let dt = time.delta_secs();
