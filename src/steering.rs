@@ -17,6 +17,7 @@ use crate::room::MaskMapping;
 use crate::scaling::DepthScale;
 use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
+use crate::walk::steered::{steered_step, steering_released};
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// The direction a walker is steered in, world units (y up), from the keyboard or a
@@ -105,12 +106,7 @@ pub(crate) fn steer_walkers(
     // Walkers whose `WalkInput` was removed while they were steered stand.
     for (entity, mut heading, mut state, walking, planning) in &mut released {
         commands.entity(entity).try_remove::<Steered>();
-        if !walking {
-            heading.set_if_neq(WalkHeading(Vec2::ZERO));
-        }
-        if !walking && !planning {
-            state.set_if_neq(WalkState::Idle);
-        }
+        steering_released(&mut heading, &mut state, walking, planning);
     }
     let dt = time.delta_secs();
     for (
@@ -136,12 +132,7 @@ pub(crate) fn steer_walkers(
         if push == Vec2::ZERO {
             if steered {
                 commands.entity(entity).remove::<Steered>();
-                if !walking {
-                    heading.set_if_neq(WalkHeading(Vec2::ZERO));
-                }
-                if !walking && !planning {
-                    state.set_if_neq(WalkState::Idle);
-                }
+                steering_released(&mut heading, &mut state, walking, planning);
             }
             continue;
         }
@@ -162,18 +153,14 @@ pub(crate) fn steer_walkers(
             Some(to) => {
                 set_world_xy(&mut transform, parent, to);
                 let direction = (to - position).normalize_or_zero();
-                heading.set_if_neq(WalkHeading(direction));
+                steered_step(&mut heading, &mut state, Some(direction));
                 if let Some(mut facing) = facing {
                     follow_step(&mut facing, direction);
                 }
-                state.set_if_neq(WalkState::Walking);
             }
-            None => {
-                // Pushed into a wall, or its grid is not built yet: it stands, and
-                // the walk it had is over either way.
-                heading.set_if_neq(WalkHeading(Vec2::ZERO));
-                state.set_if_neq(WalkState::Idle);
-            }
+            // Pushed into a wall, or its grid is not built yet: it stands, and the
+            // walk it had is over either way.
+            None => steered_step(&mut heading, &mut state, None),
         }
     }
 }

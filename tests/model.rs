@@ -12,7 +12,7 @@
 //!   through given points, or while the room itself just moved under it);
 //! * no task is left behind, and nothing piles up (entities, open requests).
 //!
-//! `WALKMASK_MODEL_CASES` sets the number of cases (default 1200) and
+//! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000) and
 //! `WALKMASK_MODEL_SEED` the first seed, for longer runs.
 
 mod common;
@@ -596,7 +596,7 @@ fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
     let cases: u64 = std::env::var("WALKMASK_MODEL_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1200);
+        .unwrap_or(2000);
     let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -11,14 +11,16 @@
 //! * [`movement`]: walkers walk their paths and arrive;
 //! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
 //!   masks, the room's placement, teleports, obstacles); the only places that do;
+//! * [`steered`]: the states of walkers steered by `WalkInput`;
 //! * [`warm_up`]: standing walkers' fields warmed for their next request;
 //! * [`job`] and [`timing`]: the state of a request in flight, and when answers land
 //!   ([`AnswerTiming`]);
 //! * [`commands`]: the walk commands, [`WalkCommandsExt`].
 //!
 //! Other modules (input, steering, chase) propose through
-//! [`WalkRequest`](crate::WalkRequest)s and the functions of [`accept`] and [`end`];
-//! they never write a walker's `WalkState`, `WalkPath` or job themselves.
+//! [`WalkRequest`](crate::WalkRequest)s and the functions of [`accept`], [`end`] and
+//! [`steered`]; they never write a walker's `WalkState`, `WalkHeading`, `WalkPath` or
+//! job themselves.
 
 pub(crate) mod accept;
 pub(crate) mod answer;
@@ -29,6 +31,7 @@ pub(crate) mod movement;
 pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
 pub(crate) mod start;
+pub(crate) mod steered;
 pub(crate) mod timing;
 pub(crate) mod warm_up;
 
