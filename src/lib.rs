@@ -384,14 +384,20 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(planner)
             .init_resource::<walk::timing::PlanClock>();
         let schedule = self.schedule;
+        // Commands are applied where a later system needs what they did, and nowhere
+        // else: each sync point costs main-thread time whether or not anything was
+        // queued. Re-plan triggers, chase re-aims and requests queue their changes,
+        // which are applied together before searches start; answers are applied
+        // before walkers move, and steering's before the walks it ended would move.
         app.configure_sets(
             schedule,
-            (
-                WalkmaskSystems::Plan,
-                WalkmaskSystems::Poll,
-                WalkmaskSystems::Move,
-            )
-                .chain(),
+            (WalkmaskSystems::Plan, WalkmaskSystems::Poll).chain_ignore_deferred(),
+        )
+        .configure_sets(
+            schedule,
+            WalkmaskSystems::Move
+                .after(WalkmaskSystems::Plan)
+                .after(WalkmaskSystems::Poll),
         )
         .add_systems(
             Update,
@@ -407,13 +413,16 @@ impl Plugin for WalkmaskPlugin {
             schedule,
             (
                 (
-                    room::place_rooms,
-                    obstacle::gather_obstacles,
-                    walk::replan::forget_changed_masks,
-                    walk::replan::replan_changed,
-                    walk::obstacle_watch::replan_for_obstacles,
-                    chase::aim_chasers,
-                    walk::accept::read_requests,
+                    (
+                        room::place_rooms,
+                        obstacle::gather_obstacles,
+                        walk::replan::forget_changed_masks,
+                        walk::replan::replan_changed,
+                        walk::obstacle_watch::replan_for_obstacles,
+                        chase::aim_chasers,
+                        walk::accept::read_requests,
+                    )
+                        .chain_ignore_deferred(),
                     walk::start::start_jobs,
                     walk::warm_up::warm_fields,
                 )
@@ -424,12 +433,11 @@ impl Plugin for WalkmaskPlugin {
                     query::poll_path_queries,
                     hover::answer_hover,
                 )
-                    .chain()
+                    .chain_ignore_deferred()
                     .in_set(WalkmaskSystems::Poll),
                 (
                     steering::steer_walkers,
-                    walk::movement::move_walkers,
-                    scaling::follow_depth,
+                    (walk::movement::move_walkers, scaling::follow_depth).chain_ignore_deferred(),
                 )
                     .chain()
                     .in_set(WalkmaskSystems::Move),

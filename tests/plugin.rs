@@ -888,3 +888,29 @@ fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
     let gate = &data[(10 * 64 + 41) * 4..(10 * 64 + 41) * 4 + 4];
     assert_eq!(gate[0], gate[1], "disabled areas are grey");
 }
+
+/// The command sync points of a frame are few, since each costs main-thread time
+/// whether or not anything is queued: the count of `ApplyDeferred` points in the
+/// plugin's schedule (`Update` here; the headless app adds none of its own) is held
+/// at or under today's.
+#[test]
+fn a_frame_has_few_sync_points() {
+    let (mut app, _) = room_app("generated/room.walk.png");
+    app.update();
+    let schedules = app.world().resource::<Schedules>();
+    let update = schedules.get(Update).unwrap();
+    let apply_deferred = std::any::TypeId::of::<bevy::ecs::schedule::ApplyDeferred>();
+    let (mut systems, mut syncs) = (0, 0);
+    for (_, system) in update.systems().unwrap() {
+        systems += 1;
+        syncs += usize::from(system.type_id() == apply_deferred);
+    }
+    println!("{systems} systems in Update, {syncs} of them sync points");
+    assert!(
+        syncs <= SYNC_POINTS,
+        "{syncs} sync points in {systems} systems"
+    );
+}
+
+/// `ApplyDeferred` points in `Update` today (see `a_frame_has_few_sync_points`).
+const SYNC_POINTS: usize = 3;
