@@ -903,7 +903,7 @@ fn a_frame_has_few_sync_points() {
     let (mut systems, mut syncs) = (0, 0);
     for (_, system) in update.systems().unwrap() {
         systems += 1;
-        syncs += usize::from(system.type_id() == apply_deferred);
+        syncs += usize::from(system.system_type() == apply_deferred);
     }
     println!("{systems} systems in Update, {syncs} of them sync points");
     assert!(
