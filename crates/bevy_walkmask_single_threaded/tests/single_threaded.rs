@@ -17,11 +17,13 @@ use bevy_walkmask::{AnswerTiming, PlannerStatus};
 use common::{Kind, Log, add_log, add_mask, headless_app, position, px, request, room_pixel, run};
 
 /// Whether the async compute pool runs tasks inside `spawn` (no `multi_threaded`).
+/// Told by the thread the task ran on: a finished-at-once check would race with a
+/// pool thread that happens to run a tiny task before `spawn` returns.
 fn runs_tasks_inside_spawn() -> bool {
-    let task = AsyncComputeTaskPool::get().spawn(async { 1 + 1 });
-    let done = task.is_finished();
-    drop(task);
-    done
+    let here = std::thread::current().id();
+    let task =
+        AsyncComputeTaskPool::get().spawn(async move { std::thread::current().id() == here });
+    bevy::tasks::block_on(task)
 }
 
 fn app(timing: AnswerTiming) -> App {
