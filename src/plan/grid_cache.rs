@@ -285,24 +285,25 @@ impl NavGridCache {
     ) -> NavGrid {
         let cell = {
             let mut inner = self.lock();
-            let (hits, misses) = (inner.hits, inner.misses);
-            let (cell, counts) = match inner.touch(key) {
-                Some(entry) => {
-                    let counts = match (query, entry.queried) {
-                        (false, _) => (hits, misses),
-                        (true, true) => (hits + 1, misses),
-                        (true, false) => (hits, misses + 1),
-                    };
-                    entry.queried |= query;
-                    (entry.grid.clone(), counts)
+            let found = inner.touch(key).map(|entry| {
+                let queried_before = entry.queried;
+                entry.queried |= query;
+                (entry.grid.clone(), queried_before)
+            });
+            match found {
+                Some((cell, queried_before)) => {
+                    if query && queried_before {
+                        inner.hits += 1;
+                    } else if query {
+                        inner.misses += 1;
+                    }
+                    cell
                 }
                 None => {
-                    let counts = (hits, misses + u64::from(query));
-                    (inner.reserve(key, mask, query).grid.clone(), counts)
+                    inner.misses += u64::from(query);
+                    inner.reserve(key, mask, query).grid.clone()
                 }
-            };
-            (inner.hits, inner.misses) = counts;
-            cell
+            }
         };
         let mut built = false;
         let grid = cell
@@ -312,11 +313,13 @@ impl NavGridCache {
                     .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
             })
             .clone();
-        if built {
-            // The grid's size is known now.
-            self.lock().evict();
-        }
-        if built && self.lock().search_index {
+        // The grid's size is known once built: hold the budget to it.
+        let index_it = built && {
+            let mut inner = self.lock();
+            inner.evict();
+            inner.search_index
+        };
+        if index_it {
             let (indexed, cache) = (grid.clone(), self.clone());
             AsyncComputeTaskPool::get()
                 .spawn(async move {

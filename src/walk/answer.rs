@@ -332,17 +332,20 @@ pub(crate) fn poll_jobs(
     for (entity, mut job) in &mut jobs {
         let job = &mut *job;
         let serial = job.serial;
-        let due = job.frames_left(&clock).is_none_or(|left| left == 0);
+        // `None`: answered when ready.
+        let frames_left = job.frames_left(&clock);
         let (output, basis) = match &mut job.state {
             JobState::Running { task, basis, .. } => {
-                let output = match job.due {
-                    Some(_) if due => Some(block_on(task)),
+                let output = match frames_left {
+                    Some(0) => Some(block_on(task)),
                     Some(_) => None,
                     None => check_ready(task),
                 };
                 (output, Some(*basis))
             }
-            JobState::Failed if due => (Some(PlanOutput::Unreachable), None),
+            JobState::Failed if frames_left.is_none_or(|left| left == 0) => {
+                (Some(PlanOutput::Unreachable), None)
+            }
             JobState::Failed | JobState::Waiting | JobState::Done => continue,
         };
         let Some(output) = output else {
