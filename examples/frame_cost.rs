@@ -1,10 +1,9 @@
-//! Frame cost of the plugin on the main thread, headless.
+//! Frame cost of the plugin on the main thread, headless, over a matrix of scenes.
 //!
-//! A 1920 x 1080 walk mask with furniture rectangles is made in code and put straight
-//! into `Assets<WalkMask>`; 100 walkers start with a walk each, then 10 new walk
-//! requests per second go round them, spread over the frames. Frames advance a fixed
-//! 16 ms of virtual time (`TimeUpdateStrategy::ManualDuration`) and are paced to 16 ms
-//! of wall time, so background path tasks get the time they would get at 60 fps.
+//! Each scene builds its walk mask in code, puts it straight into `Assets<WalkMask>`,
+//! spawns its walkers and sends them walk requests; frames advance a fixed 16 ms of
+//! virtual time (`TimeUpdateStrategy::ManualDuration`) and are paced to 16 ms of wall
+//! time, so background path tasks get the time they would get at 60 fps.
 //!
 //! Measured per frame:
 //!
@@ -14,25 +13,38 @@
 //!   (walk requests accepted, outcomes applied and sent);
 //! * whole `app.update()`.
 //!
-//! Prints median and p99 in milliseconds (after a 2 s settling period that holds the
-//! start-up burst of 100 requests), the number of requests and outcomes, and the mean
-//! latency of a request in frames (request written -> `PathReady` or
-//! `PathUnreachable`). `--no-warm` turns warm fields off
-//! ([`WalkmaskPlugin::warm_fields`]) for comparison.
+//! Median, p99 and max in milliseconds after a 2 s start-up (which holds the burst of
+//! first requests, and is reported apart as its largest span), the requests and
+//! outcomes, and the mean latency of a request in frames (request written ->
+//! `PathReady` or `PathUnreachable`).
 //!
-//! `--crowd` measures a crowd instead: 300 walkers, all sent together to a new point
-//! every half second (a crowd following the player), and also prints the distance
-//! fields filled per second and how many walks were traced from a shared field.
+//! Scenes (`--scene NAME`, or `--scene all` for the whole matrix and a table):
 //!
-//! `--hover` adds a player standing still and moves the hover point
-//! ([`WalkHover`](bevy_walkmask::WalkHover)) to a new random point every frame (the
-//! worst case for warm traces: a pointer that never rests on a pixel), and prints how
-//! many frames had an answer for the point of that frame, and from where.
-//! `--hover-rest` moves it every 15 frames instead (a pointer that rests a quarter of
-//! a second on each point), which lets queries answer without warm fields.
+//! * `room` (the default): a 1920 x 1080 mask with furniture, 100 walkers, 10 new
+//!   walk requests a second round them;
+//! * `solid`: the same room, 100 walkers of radius 6 that keep walking, a third of
+//!   them solid (`WalkObstacle::circle(8.0)`), so obstacles move every frame;
+//! * `harbour`: a 3840 x 2160 harbour, 150 walkers of radius 10 that keep walking,
+//!   half of them solid ellipses; `harbour-few`: 30 walkers, 15 solid;
+//!   `harbour-hover`: `harbour` with a standing player and a hover point that moves
+//!   every frame;
+//! * `steer`: 30 walkers steered by `WalkInput` among 60 standing solid walkers;
+//! * `hover-spiral`, `hover-maze`: a standing player and a hover point
+//!   ([`WalkHover`](bevy_walkmask::WalkHover)) moving to a new random point every
+//!   frame over the 1080p spiral of 1-pixel walls and the 1080p maze of 3-pixel
+//!   corridors (the benchmark's masks);
+//! * `walkers-300`, `walkers-1000`: the room with 300 and 1,000 walkers;
+//! * `crowd`: 300 walkers, all sent together to a new point every half second (a
+//!   crowd following the player), which also prints the distance fields filled per
+//!   second and how many walks were traced from a shared field.
+//!
+//! `--no-warm` turns warm fields off ([`WalkmaskPlugin::warm_fields`]) for
+//! comparison. `--hover` and `--hover-rest` add a standing player and move the hover
+//! point every frame, or every 15 frames (a pointer that rests a quarter of a second),
+//! to the room scene; `--crowd` is `--scene crowd`.
 //!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--no-warm] [--crowd] [--hover | --hover-rest]
+//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;
@@ -42,21 +54,19 @@ use bevy::input::InputPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{NavGridCache, WarmFieldCache, walkmask};
+use bevy_walkmask::{NavGridCache, ObstacleShape, WarmFieldCache, walkmask};
+use walkmask_demo_assets::synthetic;
 
-const WIDTH: u32 = 1920;
-const HEIGHT: u32 = 1080;
-const WALKERS: usize = 100;
-const REQUESTS_PER_SECOND: f64 = 10.0;
-/// Walkers in `--crowd` mode.
-const CROWD_WALKERS: usize = 300;
-/// Seconds between the crowd's destinations in `--crowd` mode.
-const CROWD_PERIOD: f64 = 0.5;
 const FRAME: Duration = Duration::from_millis(16);
-/// Frames left out of the statistics at the start.
+/// Frames of start-up, left out of the statistics (reported apart).
 const SETTLE_FRAMES: u64 = 125;
+/// Seconds between the crowd's destinations in the `crowd` scene.
+const CROWD_PERIOD: f64 = 0.5;
+/// Frames a steered walker keeps one direction in the `steer` scene.
+const STEER_FRAMES: u64 = 45;
 
-/// Furniture: blocked rectangles (x0, y0, x1, y1), pixels, inclusive-exclusive.
+/// Furniture of the `room` scene: blocked rectangles (x0, y0, x1, y1), pixels,
+/// inclusive-exclusive.
 const FURNITURE: [(u32, u32, u32, u32); 9] = [
     (200, 150, 520, 300),
     (700, 100, 760, 700),
@@ -69,50 +79,277 @@ const FURNITURE: [(u32, u32, u32, u32); 9] = [
     (0, 0, 1920, 60),
 ];
 
-fn walkable(x: u32, y: u32) -> bool {
-    !FURNITURE
-        .iter()
-        .any(|&(x0, y0, x1, y1)| (x0..x1).contains(&x) && (y0..y1).contains(&y))
+/// Which walk mask a scene runs on.
+#[derive(Clone, Copy, Debug)]
+enum Floor {
+    /// 1920 x 1080 with [`FURNITURE`].
+    Furniture,
+    /// The 3840 x 2160 harbour.
+    Harbour,
+    /// The benchmark's 1080p spiral of 1-pixel walls.
+    Spiral,
+    /// The benchmark's 1080p maze of 3-pixel corridors.
+    Maze,
 }
 
-/// A small deterministic random generator (xorshift64*).
+impl Floor {
+    fn name(self) -> &'static str {
+        match self {
+            Floor::Furniture => "room 1080p",
+            Floor::Harbour => "harbour 4K",
+            Floor::Spiral => "spiral 1080p",
+            Floor::Maze => "maze 1080p",
+        }
+    }
+
+    /// Width, height and area ids (row-major, 0 blocked).
+    fn cells(self) -> (u32, u32, Vec<u8>) {
+        match self {
+            Floor::Furniture => {
+                let (w, h) = (1920, 1080);
+                let cells = (0..h)
+                    .flat_map(|y| (0..w).map(move |x| (x, y)))
+                    .map(|(x, y)| {
+                        u8::from(!FURNITURE.iter().any(|&(x0, y0, x1, y1)| {
+                            (x0..x1).contains(&x) && (y0..y1).contains(&y)
+                        }))
+                    })
+                    .collect();
+                (w, h, cells)
+            }
+            Floor::Harbour => (3840, 2160, synthetic::harbour(3840, 2160, 7)),
+            Floor::Spiral => (1920, 1080, synthetic::spiral(1920, 1080, 1)),
+            Floor::Maze => (1920, 1080, synthetic::maze(1920, 1080, 3, 5)),
+        }
+    }
+}
+
+/// Who of the walkers is solid.
+#[derive(Clone, Copy, Debug)]
+struct Solid {
+    /// Every `every`-th walker.
+    every: usize,
+    shape: ObstacleShape,
+}
+
+/// One scene of the matrix.
+#[derive(Clone, Debug)]
+struct Scene {
+    name: &'static str,
+    floor: Floor,
+    walkers: usize,
+    /// Walker radius (world units = mask pixels).
+    radius: f32,
+    solid: Option<Solid>,
+    /// New walk requests a second, round the walkers.
+    requests_per_second: f64,
+    /// Walkers get a new destination as soon as a walk ends.
+    keep_walking: bool,
+    /// All walkers go to one new point every [`CROWD_PERIOD`].
+    crowd: bool,
+    /// Frames between hover point moves with a standing player; 0 without hover.
+    hover: u64,
+    /// Walkers steered by `WalkInput` (the first ones); they get no requests, and
+    /// they and the others start in the middle of the room.
+    steered: usize,
+}
+
+impl Scene {
+    fn room() -> Self {
+        Scene {
+            name: "room",
+            floor: Floor::Furniture,
+            walkers: 100,
+            radius: 0.0,
+            solid: None,
+            requests_per_second: 10.0,
+            keep_walking: false,
+            crowd: false,
+            hover: 0,
+            steered: 0,
+        }
+    }
+
+    fn harbour() -> Self {
+        Scene {
+            name: "harbour",
+            floor: Floor::Harbour,
+            walkers: 150,
+            radius: 10.0,
+            solid: Some(Solid {
+                every: 2,
+                shape: WalkObstacle::ellipse(Vec2::new(16.0, 8.0)).shape,
+            }),
+            requests_per_second: 15.0,
+            keep_walking: true,
+            ..Scene::room()
+        }
+    }
+
+    /// The whole matrix, in the order `--scene all` runs it.
+    fn matrix() -> Vec<Scene> {
+        vec![
+            Scene::room(),
+            Scene {
+                name: "solid",
+                radius: 6.0,
+                solid: Some(Solid {
+                    every: 3,
+                    shape: WalkObstacle::circle(8.0).shape,
+                }),
+                keep_walking: true,
+                ..Scene::room()
+            },
+            Scene::harbour(),
+            Scene {
+                name: "harbour-few",
+                walkers: 30,
+                ..Scene::harbour()
+            },
+            Scene {
+                name: "harbour-hover",
+                hover: 1,
+                ..Scene::harbour()
+            },
+            Scene {
+                name: "steer",
+                walkers: 90,
+                radius: 6.0,
+                solid: Some(Solid {
+                    every: 1,
+                    shape: WalkObstacle::circle(8.0).shape,
+                }),
+                requests_per_second: 0.0,
+                steered: 30,
+                ..Scene::room()
+            },
+            Scene {
+                name: "hover-spiral",
+                floor: Floor::Spiral,
+                walkers: 0,
+                requests_per_second: 0.0,
+                hover: 1,
+                ..Scene::room()
+            },
+            Scene {
+                name: "hover-maze",
+                floor: Floor::Maze,
+                walkers: 0,
+                requests_per_second: 0.0,
+                hover: 1,
+                ..Scene::room()
+            },
+            Scene {
+                name: "walkers-300",
+                walkers: 300,
+                ..Scene::room()
+            },
+            Scene {
+                name: "walkers-1000",
+                walkers: 1000,
+                ..Scene::room()
+            },
+            Scene {
+                name: "crowd",
+                walkers: 300,
+                requests_per_second: 0.0,
+                crowd: true,
+                ..Scene::room()
+            },
+        ]
+    }
+
+    /// What the walkers do, for the table.
+    fn load(&self) -> String {
+        let solid = self
+            .solid
+            .map_or(0, |s| self.walkers.div_ceil(s.every.max(1)));
+        let mut parts = vec![format!("{} walkers", self.walkers)];
+        if self.radius > 0.0 {
+            parts.push(format!("radius {}", self.radius));
+        }
+        if solid > 0 {
+            parts.push(format!("{solid} solid"));
+        }
+        if self.crowd {
+            parts.push(format!("all to one point every {CROWD_PERIOD} s"));
+        } else if self.requests_per_second > 0.0 {
+            parts.push(format!("{} requests/s", self.requests_per_second));
+        }
+        if self.keep_walking {
+            parts.push("keep walking".into());
+        }
+        if self.steered > 0 {
+            parts.push(format!("{} steered", self.steered));
+        }
+        match self.hover {
+            0 => {}
+            1 => parts.push("hover moves every frame".into()),
+            n => parts.push(format!("hover moves every {n} frames")),
+        }
+        parts.join(", ")
+    }
+}
+
+/// A small deterministic random generator (xorshift64*), and the floor it draws
+/// points on.
 #[derive(Resource)]
-struct Rng(u64);
+struct Rng {
+    state: u64,
+    width: u32,
+    height: u32,
+    cells: Vec<u8>,
+}
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// A world point over a walkable pixel (room centred on the origin, scale 1).
-    fn walkable_point(&mut self) -> Vec2 {
+    /// A world point over a walkable pixel (room centred on the origin, scale 1),
+    /// within `fraction` of the room's size round its centre.
+    fn walkable_point_within(&mut self, fraction: f64) -> Vec2 {
+        let (w, h) = (self.width as f64, self.height as f64);
         loop {
-            let x = (self.next() % u64::from(WIDTH)) as u32;
-            let y = (self.next() % u64::from(HEIGHT)) as u32;
-            if walkable(x, y) {
+            let x = (w * (0.5 - fraction / 2.0)
+                + (self.next() % 1_000_000) as f64 / 1e6 * w * fraction) as u32;
+            let y = (h * (0.5 - fraction / 2.0)
+                + (self.next() % 1_000_000) as f64 / 1e6 * h * fraction) as u32;
+            if x < self.width
+                && y < self.height
+                && self.cells[y as usize * self.width as usize + x as usize] != 0
+            {
                 return Vec2::new(
-                    x as f32 + 0.5 - WIDTH as f32 / 2.0,
-                    HEIGHT as f32 / 2.0 - (y as f32 + 0.5),
+                    x as f32 + 0.5 - w as f32 / 2.0,
+                    h as f32 / 2.0 - (y as f32 + 0.5),
                 );
             }
         }
+    }
+
+    /// A world point over a walkable pixel anywhere in the room.
+    fn walkable_point(&mut self) -> Vec2 {
+        self.walkable_point_within(1.0)
     }
 }
 
 /// Timings and counters.
 #[derive(Resource, Default)]
 struct Bench {
+    scene: Option<Scene>,
     frame: u64,
     span_start: Option<Instant>,
     /// Plugin span per frame, after settling.
     spans: Vec<Duration>,
+    /// The largest plugin span during start-up.
+    start_up_max: Duration,
     walkers: Vec<Entity>,
-    /// Whether the walkers move as one crowd (`--crowd`).
-    crowd: bool,
     next_walker: usize,
+    /// Walkers whose walk ended, to be sent on (`keep_walking`).
+    to_send: Vec<Entity>,
     requests: u64,
     requests_after_settling: u64,
     /// Frame each walker's latest request was written.
@@ -123,14 +360,17 @@ struct Bench {
     cancelled: u64,
     arrived: u64,
     walking_samples: u64,
-    /// Frames between hover point moves with a player standing still (`--hover`: 1,
-    /// `--hover-rest`: 15); 0 without hover.
-    hover: u64,
     /// Frames (after settling) whose hover answer was for that frame's point, by source:
     /// warm field, query.
     hover_fresh: (u64, u64),
     /// Frames (after settling) with a hover point.
     hover_frames: u64,
+}
+
+impl Bench {
+    fn scene(&self) -> &Scene {
+        self.scene.as_ref().expect("a scene")
+    }
 }
 
 fn setup(
@@ -139,80 +379,115 @@ fn setup(
     mut bench: ResMut<Bench>,
     mut rng: ResMut<Rng>,
 ) {
-    let mask = walkmask::WalkMask::from_fn(WIDTH, HEIGHT, |x, y| u8::from(walkable(x, y)))
-        .expect("valid mask size");
+    let scene = bench.scene().clone();
+    let mask =
+        walkmask::WalkMask::new(rng.width, rng.height, rng.cells.clone()).expect("valid mask size");
     commands.spawn(WalkRoom::new(masks.add(WalkMask::from(mask))));
-    let walkers = if bench.crowd { CROWD_WALKERS } else { WALKERS };
-    for _ in 0..walkers {
-        let at = rng.walkable_point();
-        let walker = commands
-            .spawn((
-                Walker::new(100.0),
-                Transform::from_translation(at.extend(1.0)),
-            ))
-            .id();
-        bench.walkers.push(walker);
+    // Steering scenes pack everyone into the middle, so steered walkers meet others.
+    let spread = if scene.steered > 0 { 0.3 } else { 1.0 };
+    for i in 0..scene.walkers {
+        let at = rng.walkable_point_within(spread);
+        let mut walker = commands.spawn((
+            Walker::new(100.0).with_radius(scene.radius),
+            Transform::from_translation(at.extend(1.0)),
+        ));
+        if let Some(solid) = scene.solid
+            && i % solid.every.max(1) == 0
+        {
+            walker.insert(WalkObstacle {
+                shape: solid.shape,
+                solid: true,
+            });
+        }
+        if i < scene.steered {
+            walker.insert(WalkInput(Vec2::ZERO));
+        }
+        let id = walker.id();
+        bench.walkers.push(id);
     }
-    if bench.hover > 0 {
+    if scene.hover > 0 {
         let at = rng.walkable_point();
         commands.spawn((
-            Walker::new(100.0),
+            Walker::new(100.0).with_radius(scene.radius),
             PlayerWalker,
             Transform::from_translation(at.extend(1.0)),
         ));
     }
 }
 
-/// Moves the hover point to a new random point every frame (`--hover`).
+/// Moves the hover point to a new random point every `hover` frames.
 fn move_hover(bench: Res<Bench>, mut rng: ResMut<Rng>, mut hover: ResMut<WalkHover>) {
-    if bench.hover > 0 && bench.frame.is_multiple_of(bench.hover) {
+    let every = bench.scene().hover;
+    if every > 0 && bench.frame.is_multiple_of(every) {
         hover.point = Some(rng.walkable_point());
     }
 }
 
+/// Turns each steered walker to a new direction every [`STEER_FRAMES`] frames (at
+/// different frames for different walkers).
+fn steer(bench: Res<Bench>, mut rng: ResMut<Rng>, mut inputs: Query<&mut WalkInput>) {
+    let steered = bench.scene().steered;
+    for (i, &walker) in bench.walkers.iter().take(steered).enumerate() {
+        if (bench.frame + i as u64).is_multiple_of(STEER_FRAMES)
+            && let Ok(mut input) = inputs.get_mut(walker)
+        {
+            let angle = (rng.next() % 3600) as f32 / 10.0;
+            input.0 = Vec2::from_angle(angle.to_radians());
+        }
+    }
+}
+
 /// Writes the walk requests due by now: one for every walker on the first frame, then
-/// `REQUESTS_PER_SECOND`, round the walkers.
+/// the scene's requests a second round the walkers, and one for every walker whose
+/// walk ended when the scene keeps them walking.
 fn send_requests(
     time: Res<Time>,
     mut bench: ResMut<Bench>,
     mut rng: ResMut<Rng>,
     mut requests: MessageWriter<WalkRequest>,
 ) {
-    let n = bench.walkers.len();
-    if bench.crowd {
+    let scene = bench.scene().clone();
+    let steered = scene.steered;
+    let sent: Vec<(Entity, Vec2)> = if scene.crowd {
         // Everyone to one new point every CROWD_PERIOD.
+        let n = bench.walkers.len() as u64;
         let round = (time.elapsed_secs_f64() / CROWD_PERIOD) as u64;
-        if bench.frame > 0 && bench.requests >= (round + 1) * n as u64 {
+        if bench.frame > 0 && bench.requests >= (round + 1) * n {
             return;
         }
         let target = rng.walkable_point();
-        let frame = bench.frame;
-        for i in 0..n {
-            let walker = bench.walkers[i];
-            bench.requests += 1;
-            if frame >= SETTLE_FRAMES {
-                bench.requests_after_settling += 1;
-            }
-            bench.requested_at.insert(walker, frame);
-            requests.write(WalkRequest::new(walker, target));
-        }
-        return;
-    }
-    let due = if bench.frame == 0 {
-        n as u64
+        bench.walkers.iter().map(|&w| (w, target)).collect()
     } else {
-        n as u64 + (time.elapsed_secs_f64() * REQUESTS_PER_SECOND) as u64
+        let routed: Vec<Entity> = bench.walkers[steered.min(bench.walkers.len())..].to_vec();
+        let n = routed.len() as u64;
+        let mut out = Vec::new();
+        if n > 0 && (scene.requests_per_second > 0.0 || bench.frame == 0) {
+            let due = if bench.frame == 0 {
+                n
+            } else {
+                n + (time.elapsed_secs_f64() * scene.requests_per_second) as u64
+            };
+            let mut written = bench.requests.min(due);
+            while written < due {
+                let walker = routed[bench.next_walker % routed.len()];
+                bench.next_walker += 1;
+                written += 1;
+                out.push((walker, rng.walkable_point()));
+            }
+        }
+        for walker in std::mem::take(&mut bench.to_send) {
+            out.push((walker, rng.walkable_point()));
+        }
+        out
     };
-    while bench.requests < due {
-        let walker = bench.walkers[bench.next_walker % n];
-        bench.next_walker += 1;
+    let frame = bench.frame;
+    for (walker, target) in sent {
         bench.requests += 1;
-        if bench.frame >= SETTLE_FRAMES {
+        if frame >= SETTLE_FRAMES {
             bench.requests_after_settling += 1;
         }
-        let frame = bench.frame;
         bench.requested_at.insert(walker, frame);
-        requests.write(WalkRequest::new(walker, rng.walkable_point()));
+        requests.write(WalkRequest::new(walker, target));
     }
 }
 
@@ -221,11 +496,13 @@ fn span_start(mut bench: ResMut<Bench>) {
 }
 
 fn span_end(mut bench: ResMut<Bench>) {
-    let elapsed = bench.span_start.take().map(|t| t.elapsed());
-    if let Some(elapsed) = elapsed
-        && bench.frame >= SETTLE_FRAMES
-    {
+    let Some(elapsed) = bench.span_start.take().map(|t| t.elapsed()) else {
+        return;
+    };
+    if bench.frame >= SETTLE_FRAMES {
         bench.spans.push(elapsed);
+    } else {
+        bench.start_up_max = bench.start_up_max.max(elapsed);
     }
 }
 
@@ -238,7 +515,8 @@ fn count_outcomes(
     states: Query<&WalkState>,
     hover: Res<WalkHover>,
 ) {
-    if bench.hover > 0 && bench.frame >= SETTLE_FRAMES {
+    let scene = bench.scene().clone();
+    if scene.hover > 0 && bench.frame >= SETTLE_FRAMES {
         bench.hover_frames += 1;
         if let Some(answer) = &hover.answer
             && Some(answer.point) == hover.point
@@ -253,7 +531,7 @@ fn count_outcomes(
     let unreachable: Vec<Entity> = unreachable.read().map(|e| e.entity).collect();
     bench.ready += ready.len() as u64;
     bench.unreachable += unreachable.len() as u64;
-    for walker in ready.into_iter().chain(unreachable) {
+    for &walker in ready.iter().chain(&unreachable) {
         if let Some(at) = bench.requested_at.remove(&walker)
             && at >= SETTLE_FRAMES
         {
@@ -262,7 +540,16 @@ fn count_outcomes(
         }
     }
     bench.cancelled += cancelled.read().count() as u64;
-    bench.arrived += arrived.read().count() as u64;
+    let arrived: Vec<Entity> = arrived.read().map(|e| e.entity).collect();
+    bench.arrived += arrived.len() as u64;
+    if scene.keep_walking {
+        let known: Vec<Entity> = arrived
+            .into_iter()
+            .chain(unreachable)
+            .filter(|w| bench.walkers.contains(w))
+            .collect();
+        bench.to_send.extend(known);
+    }
     let walking = states.iter().filter(|s| **s == WalkState::Walking).count();
     bench.walking_samples += walking as u64;
     bench.frame += 1;
@@ -280,30 +567,20 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn main() {
-    let mut seconds = 30.0;
-    let mut warm_fields = true;
-    let mut crowd = false;
-    let mut hover = 0;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--no-warm" => warm_fields = false,
-            "--hover" => hover = 1,
-            "--hover-rest" => hover = 15,
-            "--crowd" => crowd = true,
-            _ => match arg.parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 3.0 => seconds = s,
-                _ => {
-                    eprintln!(
-                        "usage: frame_cost [SECONDS > 3] [--no-warm] [--crowd] [--hover | --hover-rest]; got '{arg}'"
-                    );
-                    std::process::exit(2);
-                }
-            },
-        }
-    }
-    let frames = (seconds / FRAME.as_secs_f64()).round() as u64;
+/// One scene's numbers, for the table.
+struct Row {
+    scene: Scene,
+    median: f64,
+    p99: f64,
+    max: f64,
+    start_up_max: f64,
+    mean_latency: f64,
+}
 
+/// Runs `scene` for `seconds` of paced frames and prints its numbers.
+fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
+    let frames = (seconds / FRAME.as_secs_f64()).round() as u64;
+    let (width, height, cells) = scene.floor.cells();
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -317,16 +594,20 @@ fn main() {
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
     .insert_resource(Bench {
-        crowd,
-        hover,
+        scene: Some(scene.clone()),
         ..default()
     })
-    .insert_resource(Rng(0x9e37_79b9_7f4a_7c15))
+    .insert_resource(Rng {
+        state: 0x9e37_79b9_7f4a_7c15,
+        width,
+        height,
+        cells,
+    })
     .add_systems(Startup, setup)
     .add_systems(
         Update,
         (
-            (send_requests, move_hover).before(span_start),
+            (send_requests, move_hover, steer).before(span_start),
             span_start.before(WalkmaskSystems::Input),
             span_end.after(WalkmaskSystems::Move),
         ),
@@ -364,23 +645,13 @@ fn main() {
     let mut latencies = bench.latencies.clone();
     latencies.sort_unstable();
 
-    let walkers = bench.walkers.len();
-    if hover > 0 {
-        println!(
-            "hover: the point moved every {hover} frames; {} of {} frames answered for their own point ({} from the warm field, {} from a query)",
-            bench.hover_fresh.0 + bench.hover_fresh.1,
-            bench.hover_frames,
-            bench.hover_fresh.0,
-            bench.hover_fresh.1
-        );
-    }
-    let load = if crowd {
-        format!("all sent to one new point every {CROWD_PERIOD} s")
-    } else {
-        format!("{REQUESTS_PER_SECOND} requests/s")
-    };
     println!(
-        "frame_cost: {WIDTH} x {HEIGHT} mask, {walkers} walkers, {load}, warm fields {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
+        "scene {}: {} {} x {}, {}; warm fields {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
+        scene.name,
+        scene.floor.name(),
+        width,
+        height,
+        scene.load(),
         if warm_fields { "on" } else { "off" },
         FRAME.as_millis(),
         wall.as_secs_f64(),
@@ -390,24 +661,34 @@ fn main() {
             "release"
         }
     );
+    if scene.hover > 0 {
+        println!(
+            "  hover: {} of {} frames answered for their own point ({} from the warm field, {} from a query)",
+            bench.hover_fresh.0 + bench.hover_fresh.1,
+            bench.hover_frames,
+            bench.hover_fresh.0,
+            bench.hover_fresh.1
+        );
+    }
     println!(
-        "statistics over {} frames after the first {SETTLE_FRAMES}",
+        "  start-up (first {SETTLE_FRAMES} frames): largest plugin span {:.4} ms",
+        ms(bench.start_up_max)
+    );
+    println!(
+        "  plugin span (main thread):  median {:.4} ms  p99 {:.4} ms  max {:.4} ms  ({} frames)",
+        percentile(&spans, 0.5),
+        percentile(&spans, 0.99),
+        spans.last().copied().unwrap_or(f64::NAN),
         spans.len()
     );
     println!(
-        "plugin span (main thread):  median {:.4} ms  p99 {:.4} ms  max {:.4} ms",
-        percentile(&spans, 0.5),
-        percentile(&spans, 0.99),
-        spans.last().copied().unwrap_or(f64::NAN)
-    );
-    println!(
-        "whole app.update():         median {:.4} ms  p99 {:.4} ms  max {:.4} ms",
+        "  whole app.update():         median {:.4} ms  p99 {:.4} ms  max {:.4} ms",
         percentile(&updates, 0.5),
         percentile(&updates, 0.99),
         updates.last().copied().unwrap_or(f64::NAN)
     );
     println!(
-        "requests: {} ({} after settling); outcomes: {} ready, {} unreachable, {} cancelled; {} arrivals",
+        "  requests: {} ({} after start-up); outcomes: {} ready, {} unreachable, {} cancelled; {} arrivals",
         bench.requests,
         bench.requests_after_settling,
         bench.ready,
@@ -416,18 +697,19 @@ fn main() {
         bench.arrived
     );
     println!(
-        "path latency (request -> answer, after settling): mean {:.2} frames, median {} , max {} ({} answers)",
+        "  path latency (request -> answer, after start-up): mean {:.2} frames, median {}, max {} ({} answers)",
         mean_latency,
         latencies.get(latencies.len() / 2).copied().unwrap_or(0),
         latencies.last().copied().unwrap_or(0),
         latencies.len()
     );
     println!(
-        "walking on average: {:.1} of {walkers} walkers",
-        bench.walking_samples as f64 / frames as f64
+        "  walking on average: {:.1} of {} walkers",
+        bench.walking_samples as f64 / frames as f64,
+        scene.walkers
     );
     println!(
-        "fields: {} filled ({:.2} per second), {} walks traced from a shared field; warm: {} hits, {} misses; {} held ({:.1} MiB); grids: {} held",
+        "  fields: {} filled ({:.2} per second), {} walks traced from a shared field; warm: {} hits, {} misses; {} held ({:.1} MiB); grids: {} held",
         fields.fills,
         fields.fills as f64 / seconds,
         fields.shared,
@@ -437,4 +719,80 @@ fn main() {
         fields.bytes as f64 / (1 << 20) as f64,
         grids.entries
     );
+    Row {
+        scene: scene.clone(),
+        median: percentile(&spans, 0.5),
+        p99: percentile(&spans, 0.99),
+        max: spans.last().copied().unwrap_or(f64::NAN),
+        start_up_max: ms(bench.start_up_max),
+        mean_latency,
+    }
+}
+
+fn usage(problem: &str) -> ! {
+    let names: Vec<&str> = Scene::matrix().iter().map(|s| s.name).collect();
+    eprintln!(
+        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
+        names.join(", ")
+    );
+    std::process::exit(2);
+}
+
+fn main() {
+    let mut seconds = 30.0;
+    let mut warm_fields = true;
+    let mut chosen = vec![Scene::room()];
+    let mut hover = 0;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--no-warm" => warm_fields = false,
+            "--hover" => hover = 1,
+            "--hover-rest" => hover = 15,
+            "--crowd" => chosen = Scene::matrix().into_iter().filter(|s| s.crowd).collect(),
+            "--scene" => {
+                let name = args.next().unwrap_or_else(|| usage("--scene needs a name"));
+                chosen = Scene::matrix()
+                    .into_iter()
+                    .filter(|s| name == "all" || s.name == name)
+                    .collect();
+                if chosen.is_empty() {
+                    usage(&format!("no scene '{name}'"));
+                }
+            }
+            _ => match arg.parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 3.0 => seconds = s,
+                _ => usage(&format!("got '{arg}'")),
+            },
+        }
+    }
+    if hover > 0 {
+        for scene in &mut chosen {
+            scene.hover = hover;
+        }
+    }
+    let rows: Vec<Row> = chosen
+        .iter()
+        .map(|scene| run(scene, seconds, warm_fields))
+        .collect();
+    if rows.len() > 1 {
+        println!();
+        println!(
+            "| scene | mask | load | median ms | p99 ms | max ms | start-up max ms | latency (frames) |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for row in rows {
+            println!(
+                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.1} |",
+                row.scene.name,
+                row.scene.floor.name(),
+                row.scene.load(),
+                row.median,
+                row.p99,
+                row.max,
+                row.start_up_max,
+                row.mean_latency
+            );
+        }
+    }
 }

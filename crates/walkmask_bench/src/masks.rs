@@ -103,7 +103,12 @@ pub fn spiral(width: u32, height: u32, corridor: u32) -> WalkMask {
 /// A perfect maze (one path between any two cells) of `corridor`-pixel corridors and
 /// 1-pixel walls, carved by a randomised depth-first search.
 pub fn maze(width: u32, height: u32, corridor: u32, seed: u64) -> WalkMask {
-    WalkMask::new(width, height, synthetic::maze(width, height, corridor, seed)).expect("valid size")
+    WalkMask::new(
+        width,
+        height,
+        synthetic::maze(width, height, corridor, seed),
+    )
+    .expect("valid size")
 }
 
 /// Region id and size of every region, by scanning the grid.
