@@ -101,8 +101,10 @@ impl Footprint {
 }
 
 /// Distance from `(x, y)` (both at least 0) to the ellipse with semi-axes `a` along
-/// x and `b` along y; 0 inside. Eberly's bisection ("Distance from a Point to an
-/// Ellipse, an Ellipsoid, or a Hyperellipsoid"), robust for every shape.
+/// x and `b` along y; 0 inside. Eberly's root of a one-variable function ("Distance
+/// from a Point to an Ellipse, an Ellipsoid, or a Hyperellipsoid"), found by Newton
+/// steps kept inside a shrinking bracket (a bisection step whenever Newton would leave
+/// it), robust for every shape and a few steps for most points.
 fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
     if a <= 0.0 || b <= 0.0 {
         // Degenerate: a segment (or a point) along the longer axis.
@@ -123,22 +125,35 @@ fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
     let (z0, z1) = (y0 / e0, y1 / e1);
     let r0 = (e0 / e1).powi(2);
     let n0 = r0 * z0;
-    // The root of (n0 / (s + r0))^2 + (z1 / (s + 1))^2 - 1 between these two.
-    let (mut s0, mut s1) = (z1 - 1.0, n0.hypot(z1) - 1.0);
-    let mut s = s0;
+    // The root of g(s) = (n0 / (s + r0))^2 + (z1 / (s + 1))^2 - 1 between these two;
+    // g falls and is convex there, so Newton from the left climbs to it.
+    let (mut lo, mut hi) = (z1 - 1.0, n0.hypot(z1) - 1.0);
+    let mut s = lo;
     for _ in 0..200 {
-        s = (s0 + s1) / 2.0;
-        if s == s0 || s == s1 {
-            break;
-        }
-        let g = (n0 / (s + r0)).powi(2) + (z1 / (s + 1.0)).powi(2) - 1.0;
+        let (p, q) = (n0 / (s + r0), z1 / (s + 1.0));
+        let g = p * p + q * q - 1.0;
         if g > 0.0 {
-            s0 = s;
+            lo = s;
         } else if g < 0.0 {
-            s1 = s;
+            hi = s;
         } else {
             break;
         }
+        let slope = -2.0 * (p * p / (s + r0) + q * q / (s + 1.0));
+        let newton = s - g / slope;
+        let next = if newton > lo && newton < hi {
+            newton
+        } else {
+            (lo + hi) / 2.0
+        };
+        if next == s || next <= lo && s == lo || next >= hi && s == hi {
+            break;
+        }
+        if (next - s).abs() <= 2.0 * f64::EPSILON * s.abs().max(1.0) {
+            s = next;
+            break;
+        }
+        s = next;
     }
     let (x0, x1) = (r0 * y0 / (s + r0), y1 / (s + 1.0));
     (x0 - y0).hypot(x1 - y1)
@@ -415,6 +430,10 @@ impl Obstacles {
             };
         }
         let centre = (cx - 0.5).round().clamp(left, right);
+        // The previous row's run: the next row's ends are near it, so the search for
+        // each end starts there and gallops out (a few tests a row, not a bisection
+        // of the whole width).
+        let mut previous: Option<(f64, f64)> = None;
         for row in top as u32..bottom as u32 {
             let y = row as f64;
             // Along a row the distance to a convex footprint symmetric about its
@@ -425,22 +444,15 @@ impl Obstacles {
                 .find(|&x| blocked(x, y));
             let Some(pivot) = pivot else {
                 runs.push((0, 0));
+                previous = None;
                 continue;
             };
+            let (guess_first, guess_last) = previous.unwrap_or((pivot, pivot));
             // First blocked column: in (left, pivot].
-            let (mut lo, mut hi) = (left, pivot);
-            while hi - lo > 1.0 {
-                let mid = ((lo + hi) / 2.0).floor();
-                if blocked(mid, y) { hi = mid } else { lo = mid }
-            }
-            let first = hi;
-            // Last blocked column: in [pivot, right).
-            let (mut lo, mut hi) = (pivot, right);
-            while hi - lo > 1.0 {
-                let mid = ((lo + hi) / 2.0).floor();
-                if blocked(mid, y) { lo = mid } else { hi = mid }
-            }
-            let last = lo;
+            let first = first_true(left, pivot, guess_first, |x| blocked(x, y));
+            // Last blocked column: in [pivot, right), the first from the right.
+            let last = -first_true(-right, -pivot, -guess_last, |x| blocked(-x, y));
+            previous = Some((first, last));
             let x0 = first.clamp(0.0, w) as u32;
             let x1 = (last + 1.0).clamp(0.0, w) as u32;
             runs.push((x0, x1.max(x0)));
@@ -450,6 +462,51 @@ impl Obstacles {
             runs,
         }
     }
+}
+
+/// The least column in `(lo, hi]` where `test` holds, for a `test` that fails up to
+/// some column and holds from there on, and holds at `hi` (`lo` is taken to fail,
+/// untested). The search starts at `guess`, gallops away from it by doubling steps
+/// until the answer is bracketed, then bisects: a few tests when the guess is near.
+fn first_true(lo: f64, hi: f64, guess: f64, test: impl Fn(f64) -> bool) -> f64 {
+    if hi - lo <= 1.0 {
+        return hi;
+    }
+    let guess = guess.clamp(lo + 1.0, hi);
+    let (mut lo, mut hi) = if test(guess) {
+        // The answer is at or left of the guess.
+        let (mut hi_seen, mut step) = (guess, 1.0);
+        loop {
+            let x = hi_seen - step;
+            if x <= lo {
+                break (lo, hi_seen);
+            }
+            if !test(x) {
+                break (x, hi_seen);
+            }
+            hi_seen = x;
+            step *= 2.0;
+        }
+    } else {
+        // Right of the guess.
+        let (mut lo_seen, mut step) = (guess, 1.0);
+        loop {
+            let x = lo_seen + step;
+            if x >= hi {
+                break (lo_seen, hi);
+            }
+            if test(x) {
+                break (lo_seen, x);
+            }
+            lo_seen = x;
+            step *= 2.0;
+        }
+    };
+    while hi - lo > 1.0 {
+        let mid = ((lo + hi) / 2.0).floor();
+        if test(mid) { hi = mid } else { lo = mid }
+    }
+    hi
 }
 
 /// One bit a pixel over a grid's padded layout: set = blocked by an obstacle.
@@ -616,6 +673,64 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The bisection this module used before Newton steps: slow and sure.
+    fn distance_to_ellipse_by_bisection(a: f64, b: f64, x: f64, y: f64) -> f64 {
+        if (x / a).powi(2) + (y / b).powi(2) <= 1.0 {
+            return 0.0;
+        }
+        let (e0, e1, y0, y1) = if a >= b { (a, b, x, y) } else { (b, a, y, x) };
+        if y1 == 0.0 {
+            return y0 - e0;
+        }
+        if y0 == 0.0 {
+            return y1 - e1;
+        }
+        let (z0, z1) = (y0 / e0, y1 / e1);
+        let r0 = (e0 / e1).powi(2);
+        let n0 = r0 * z0;
+        let (mut s0, mut s1) = (z1 - 1.0, n0.hypot(z1) - 1.0);
+        let mut s = s0;
+        for _ in 0..2000 {
+            s = (s0 + s1) / 2.0;
+            if s == s0 || s == s1 {
+                break;
+            }
+            let g = (n0 / (s + r0)).powi(2) + (z1 / (s + 1.0)).powi(2) - 1.0;
+            if g > 0.0 {
+                s0 = s;
+            } else if g < 0.0 {
+                s1 = s;
+            } else {
+                break;
+            }
+        }
+        let (x0, x1) = (r0 * y0 / (s + r0), y1 / (s + 1.0));
+        (x0 - y0).hypot(x1 - y1)
+    }
+
+    #[test]
+    fn ellipse_distance_matches_bisection() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..200_000 {
+            let (a, b) = (0.01 + next() * 60.0, 0.01 + next() * 60.0);
+            let (x, y) = (next() * 100.0, next() * 100.0);
+            let (fast, sure) = (
+                distance_to_ellipse(a, b, x, y),
+                distance_to_ellipse_by_bisection(a, b, x, y),
+            );
+            assert!(
+                (fast - sure).abs() <= 1e-10 * sure.max(1.0),
+                "{a} {b} ({x}, {y}): {fast} vs {sure}"
+            );
         }
     }
 
