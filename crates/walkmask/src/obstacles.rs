@@ -90,9 +90,9 @@ impl Footprint {
             } => {
                 let ox = (x - half_width as f64).max(0.0);
                 let oy = (y - half_height as f64).max(0.0);
-                ox.hypot(oy)
+                norm(ox, oy)
             }
-            Footprint::Circle { radius } => (x.hypot(y) - radius as f64).max(0.0),
+            Footprint::Circle { radius } => (norm(x, y) - radius as f64).max(0.0),
             Footprint::Ellipse { radius_x, radius_y } => {
                 distance_to_ellipse(radius_x as f64, radius_y as f64, x, y)
             }
@@ -109,7 +109,7 @@ fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
     if a <= 0.0 || b <= 0.0 {
         // Degenerate: a segment (or a point) along the longer axis.
         let (hx, hy) = (a.max(0.0), b.max(0.0));
-        return (x - hx).max(0.0).hypot((y - hy).max(0.0));
+        return norm((x - hx).max(0.0), (y - hy).max(0.0));
     }
     if (x / a).powi(2) + (y / b).powi(2) <= 1.0 {
         return 0.0;
@@ -127,7 +127,7 @@ fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
     let n0 = r0 * z0;
     // The root of g(s) = (n0 / (s + r0))^2 + (z1 / (s + 1))^2 - 1 between these two;
     // g falls and is convex there, so Newton from the left climbs to it.
-    let (mut lo, mut hi) = (z1 - 1.0, n0.hypot(z1) - 1.0);
+    let (mut lo, mut hi) = (z1 - 1.0, norm(n0, z1) - 1.0);
     let mut s = lo;
     for _ in 0..200 {
         let (p, q) = (n0 / (s + r0), z1 / (s + 1.0));
@@ -156,7 +156,16 @@ fn distance_to_ellipse(a: f64, b: f64, x: f64, y: f64) -> f64 {
         s = next;
     }
     let (x0, x1) = (r0 * y0 / (s + r0), y1 / (s + 1.0));
-    (x0 - y0).hypot(x1 - y1)
+    norm(x0 - y0, x1 - y1)
+}
+
+/// The length of `(x, y)`: a square root of the sum of squares, which is exact to
+/// an ulp or two and overflows only beyond 1e154, far outside any mask (`f64::hypot`
+/// guards against that overflow at several times the cost, and footprint distances
+/// are computed for every pixel at the edge of every obstacle).
+#[inline]
+fn norm(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
 }
 
 /// One obstacle: a footprint round a centre, in mask pixels.
@@ -640,6 +649,71 @@ impl ObstacleBits {
 
 /// Shared bits, as a grid seen through obstacles holds them.
 pub(crate) type SharedBits = Arc<ObstacleBits>;
+
+/// Reusable bits for looking at grids through obstacles, a few at a time: the first
+/// look allocates one bit a pixel, later ones set and clear only the obstacles'
+/// pixels, so a look costs what the obstacles cover rather than what the mask does
+/// (steering a walker past the characters near it every frame, say).
+///
+/// ```
+/// use walkmask::obstacles::{Footprint, Obstacle, ObstacleView, Obstacles};
+/// use walkmask::{AreaSet, NavGrid, Point, WalkMask};
+///
+/// let grid = NavGrid::new(WalkMask::from_fn(40, 20, |_, _| 1).unwrap(), AreaSet::all());
+/// let mut obstacles = Obstacles::new(&grid);
+/// obstacles.push(Obstacle::new(Point::new(20.0, 10.0), Footprint::Circle { radius: 3.0 })).unwrap();
+/// let mut view = ObstacleView::default();
+/// assert!(!view.look(&grid, &obstacles, None, |seen| seen.is_walkable(20, 10)));
+/// // The grid itself is untouched, and the bits are clear again.
+/// assert!(grid.is_walkable(20, 10));
+/// assert!(view.look(&grid, &Obstacles::new(&grid), None, |seen| seen.is_walkable(20, 10)));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ObstacleView {
+    bits: Option<SharedBits>,
+}
+
+impl ObstacleView {
+    /// Calls `see` with `grid` seen through `obstacles` (but those that block pixel
+    /// `except`, where a walker stands), and returns what it returns.
+    pub fn look<R>(
+        &mut self,
+        grid: &NavGrid,
+        obstacles: &Obstacles,
+        except: Option<(u32, u32)>,
+        see: impl FnOnce(&NavGrid) -> R,
+    ) -> R {
+        if obstacles.is_empty() {
+            return see(grid);
+        }
+        let mut bits = match (self.bits.take(), grid.obstacle_bits()) {
+            // Obstacles on top of obstacles: start from the grid's own.
+            (_, Some(theirs)) => SharedBits::new(theirs.clone()),
+            (Some(ours), None) => ours,
+            (None, None) => SharedBits::new(ObstacleBits::default()),
+        };
+        let len = grid.labels().len();
+        let stamp = |bits: &mut SharedBits, value: bool| {
+            let bits = SharedBits::make_mut(bits);
+            bits.fit(len);
+            bits.stamp(grid, obstacles, except, value);
+        };
+        stamp(&mut bits, true);
+        let view = grid.with_bits(bits.clone());
+        let answer = see(&view);
+        drop(view);
+        if !grid.has_obstacles() {
+            stamp(&mut bits, false);
+            self.bits = Some(bits);
+        }
+        answer
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.bits.as_ref().map_or(0, |b| b.memory_bytes())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use crate::fill::FillScratch;
 use crate::geom::polyline_length;
 use crate::los::line_of_sight;
-use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
+use crate::obstacles::{ObstacleView, Obstacles};
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
 use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
@@ -370,7 +370,7 @@ pub struct Pathfinder {
     pixels: Vec<(u32, u32)>,
     options: PathOptions,
     /// Obstacle bits for [`Pathfinder::find_path_among`], reused.
-    obstacle_bits: Option<SharedBits>,
+    obstacle_view: ObstacleView,
 }
 
 impl Pathfinder {
@@ -403,7 +403,7 @@ impl Pathfinder {
             + self.index_scratch.memory_bytes()
             + self.chain.capacity() * 8
             + self.pixels.capacity() * 8
-            + self.obstacle_bits.as_ref().map_or(0, |b| b.memory_bytes())
+            + self.obstacle_view.memory_bytes()
     }
 
     /// A path from `start` to `goal` on `grid` (points in pixel units).
@@ -515,27 +515,11 @@ impl Pathfinder {
         let except = start
             .pixel()
             .filter(|&(x, y)| x < grid.width() && y < grid.height());
-        let mut bits = match (self.obstacle_bits.take(), grid.obstacle_bits()) {
-            // Obstacles on top of obstacles: start from the grid's own.
-            (_, Some(theirs)) => SharedBits::new(theirs.clone()),
-            (Some(ours), None) => ours,
-            (None, None) => SharedBits::new(ObstacleBits::default()),
-        };
-        let len = grid.labels().len();
-        let stamp = |bits: &mut SharedBits, value: bool| {
-            let bits = SharedBits::make_mut(bits);
-            bits.fit(len);
-            bits.stamp(grid, obstacles, except, value);
-        };
-        stamp(&mut bits, true);
-        let view = grid.with_bits(bits.clone());
-        let result = self.find_path(&view, start, goal);
-        drop(view);
-        if grid.has_obstacles() {
-            return result;
-        }
-        stamp(&mut bits, false);
-        self.obstacle_bits = Some(bits);
+        let mut view = std::mem::take(&mut self.obstacle_view);
+        let result = view.look(grid, obstacles, except, |seen| {
+            self.find_path(seen, start, goal)
+        });
+        self.obstacle_view = view;
         result
     }
 
