@@ -2,7 +2,9 @@
 //! each frame into the obstacle layout that plans and steering read. The re-plans
 //! they cause are the walk lifecycle's (`walk::obstacle_watch`).
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use walkmask::Point;
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 
 use crate::placement::{Parents, walker_xy};
@@ -210,5 +212,244 @@ pub(crate) fn gather_obstacles(
     if solid != layout.solid {
         layout.solid = solid;
         layout.generation += 1;
+    }
+}
+
+/// Side of a bucket of [`MaskObstacles`], mask pixels.
+const BUCKET_PIXELS: f32 = 64.0;
+
+/// The solid obstacles in one room's mask pixels (sorted by entity), with buckets of
+/// a coarse grid over the mask so that those near a segment are found without
+/// testing every one: each obstacle is listed in the buckets its box overlaps.
+#[derive(Debug)]
+pub(crate) struct MaskObstacles {
+    /// The mapping the obstacles were converted with.
+    pub(crate) mapping: MaskMapping,
+    /// Obstacles by entity, in mask pixels.
+    pub(crate) list: Vec<(Entity, Obstacle)>,
+    columns: i32,
+    rows: i32,
+    /// Bucket `i`'s obstacles are `members[starts[i]..starts[i + 1]]`.
+    starts: Vec<u32>,
+    members: Vec<u32>,
+}
+
+impl MaskObstacles {
+    /// `layout`'s obstacles in the mask pixels of `mapping`.
+    pub(crate) fn new(layout: &ObstacleLayout, mapping: &MaskMapping) -> Self {
+        let list: Vec<(Entity, Obstacle)> = layout
+            .solid
+            .iter()
+            .map(|&(entity, at, shape)| (entity, to_mask(at, shape, mapping)))
+            .collect();
+        let columns = (mapping.size.x as f32 / BUCKET_PIXELS).ceil().max(1.0) as i32;
+        let rows = (mapping.size.y as f32 / BUCKET_PIXELS).ceil().max(1.0) as i32;
+        let mut buckets = Self {
+            mapping: *mapping,
+            list: Vec::new(),
+            columns,
+            rows,
+            starts: Vec::new(),
+            members: Vec::new(),
+        };
+        // Count, then place (a compressed table: no allocation per bucket).
+        let spans: Vec<Option<[i32; 4]>> = list
+            .iter()
+            .map(|(_, o)| {
+                let (hx, hy) = footprint_half_extent(&o.footprint);
+                buckets.span(
+                    o.center.x - hx,
+                    o.center.y - hy,
+                    o.center.x + hx,
+                    o.center.y + hy,
+                )
+            })
+            .collect();
+        let mut counts = vec![0u32; (columns * rows) as usize + 1];
+        for [x0, y0, x1, y1] in spans.iter().flatten() {
+            for y in *y0..=*y1 {
+                for x in *x0..=*x1 {
+                    counts[(y * columns + x) as usize + 1] += 1;
+                }
+            }
+        }
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        let mut members = vec![0u32; *counts.last().unwrap_or(&0) as usize];
+        let mut next = counts.clone();
+        for (i, span) in spans.iter().enumerate() {
+            let Some([x0, y0, x1, y1]) = *span else {
+                continue;
+            };
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let bucket = (y * columns + x) as usize;
+                    members[next[bucket] as usize] = i as u32;
+                    next[bucket] += 1;
+                }
+            }
+        }
+        buckets.list = list;
+        buckets.starts = counts;
+        buckets.members = members;
+        buckets
+    }
+
+    /// The buckets (first and last column and row, clamped to the grid) that the box
+    /// `(x0, y0)`-`(x1, y1)` overlaps; `None` when a bound is not a number.
+    fn span(&self, x0: f32, y0: f32, x1: f32, y1: f32) -> Option<[i32; 4]> {
+        if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite()) {
+            return None;
+        }
+        let cell =
+            |v: f32, n: i32| ((v / BUCKET_PIXELS).floor() as i64).clamp(0, n as i64 - 1) as i32;
+        Some([
+            cell(x0, self.columns),
+            cell(y0, self.rows),
+            cell(x1, self.columns),
+            cell(y1, self.rows),
+        ])
+    }
+
+    /// The obstacle of `entity`, if solid.
+    pub(crate) fn get(&self, entity: Entity) -> Option<&Obstacle> {
+        self.list
+            .binary_search_by_key(&entity, |(e, _)| *e)
+            .ok()
+            .map(|i| &self.list[i].1)
+    }
+
+    /// Adds to `out` the index (in `list`) of every obstacle whose box comes within
+    /// `reach` pixels of a segment of `path` (see [`Obstacle::near_segment`]), each
+    /// once, in order.
+    pub(crate) fn near_path(&self, path: &[Point], reach: f32, out: &mut Vec<usize>) {
+        let start = out.len();
+        let segments: Vec<(Point, Point)> = match path {
+            [] => Vec::new(),
+            [p] => vec![(*p, *p)],
+            _ => path.windows(2).map(|w| (w[0], w[1])).collect(),
+        };
+        // Boxes grow by what `near_segment` grows them by.
+        let grow = reach + 2.5;
+        for (a, b) in segments {
+            self.candidates(a, b, grow, out);
+            let found = start..out.len();
+            let mut kept = start;
+            for k in found {
+                let i = out[k];
+                if self.list[i].1.near_segment(a, b, reach) {
+                    out[kept] = i;
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+        out[start..].sort_unstable();
+        let mut last = None;
+        let mut kept = start;
+        for k in start..out.len() {
+            if Some(out[k]) != last {
+                last = Some(out[k]);
+                out[kept] = out[k];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    /// Adds to `out` the obstacles listed in the buckets that the segment `a b`,
+    /// widened by `grow`, passes over (row by row of buckets).
+    fn candidates(&self, a: Point, b: Point, grow: f32, out: &mut Vec<usize>) {
+        let Some([_, row0, _, row1]) = self.span(
+            a.x.min(b.x) - grow,
+            a.y.min(b.y) - grow,
+            a.x.max(b.x) + grow,
+            a.y.max(b.y) + grow,
+        ) else {
+            return;
+        };
+        let before = out.len();
+        for row in row0..=row1 {
+            // The segment's x extent within this row of buckets (grown).
+            let (band0, band1) = (
+                row as f32 * BUCKET_PIXELS - grow,
+                (row + 1) as f32 * BUCKET_PIXELS + grow,
+            );
+            let (t0, t1) = if a.y == b.y {
+                (0.0, 1.0)
+            } else {
+                let (ta, tb) = ((band0 - a.y) / (b.y - a.y), (band1 - a.y) / (b.y - a.y));
+                (ta.min(tb).max(0.0), ta.max(tb).min(1.0))
+            };
+            let (xa, xb) = (a.x + (b.x - a.x) * t0, a.x + (b.x - a.x) * t1);
+            let Some([col0, _, col1, _]) =
+                self.span(xa.min(xb) - grow, band0, xa.max(xb) + grow, band0)
+            else {
+                continue;
+            };
+            for column in col0..=col1 {
+                let bucket = (row * self.columns + column) as usize;
+                let (from, to) = (self.starts[bucket], self.starts[bucket + 1]);
+                out.extend(
+                    self.members[from as usize..to as usize]
+                        .iter()
+                        .map(|&m| m as usize),
+                );
+            }
+        }
+        // A long segment lists an obstacle once per bucket it shares with it.
+        out[before..].sort_unstable();
+        let mut kept = before;
+        for k in before..out.len() {
+            if k == before || out[k] != out[kept - 1] {
+                out[kept] = out[k];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+}
+
+/// Half the width and height of the box round a footprint.
+fn footprint_half_extent(footprint: &Footprint) -> (f32, f32) {
+    match *footprint {
+        Footprint::Rect {
+            half_width,
+            half_height,
+        } => (half_width, half_height),
+        Footprint::Circle { radius } => (radius, radius),
+        Footprint::Ellipse { radius_x, radius_y } => (radius_x, radius_y),
+    }
+}
+
+/// The solid obstacles per room in mask pixels, rebuilt when the layout changes: one
+/// conversion per obstacle and room a frame at most, shared by every walker.
+#[derive(Debug, Default)]
+pub(crate) struct MaskObstacleCache {
+    generation: u64,
+    rooms: HashMap<Entity, MaskObstacles>,
+}
+
+impl MaskObstacleCache {
+    /// `layout`'s obstacles in `room`'s mask pixels (under `mapping`).
+    pub(crate) fn room(
+        &mut self,
+        layout: &ObstacleLayout,
+        room: Entity,
+        mapping: &MaskMapping,
+    ) -> &MaskObstacles {
+        if self.generation != layout.generation {
+            self.rooms.clear();
+            self.generation = layout.generation;
+        }
+        let entry = self
+            .rooms
+            .entry(room)
+            .or_insert_with(|| MaskObstacles::new(layout, mapping));
+        if entry.mapping != *mapping {
+            *entry = MaskObstacles::new(layout, mapping);
+        }
+        entry
     }
 }

@@ -3,13 +3,13 @@
 //! pixel.
 
 use bevy::prelude::*;
-use walkmask::obstacles::{Obstacle, Obstacles};
+use walkmask::obstacles::{Obstacle, ObstacleView, Obstacles};
 use walkmask::snap::nearest_walkable;
 use walkmask::{NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::facing::{Facing, follow_step};
-use crate::obstacle::{ObstacleLayout, rasterise};
+use crate::obstacle::{MaskObstacleCache, ObstacleLayout, rasterise};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
@@ -102,6 +102,7 @@ pub(crate) fn steer_walkers(
     planner: Res<Planner>,
     layout: Res<ObstacleLayout>,
     mut released: Query<ReleasedWalker, (With<Steered>, Without<WalkInput>)>,
+    mut seen: Local<SteerObstacles>,
 ) {
     // Walkers whose `WalkInput` was removed while they were steered stand.
     for (entity, mut heading, mut state, walking, planning) in &mut released {
@@ -149,7 +150,7 @@ pub(crate) fn steer_walkers(
             position,
             push: push * dt * depth.map_or(1.0, DepthScale::speed_factor),
         };
-        match step.slide(&rooms, &masks, &planner, &layout) {
+        match step.slide(&rooms, &masks, &planner, &layout, &mut seen) {
             Some(to) => {
                 set_world_xy(&mut transform, parent, to);
                 let direction = (to - position).normalize_or_zero();
@@ -182,6 +183,7 @@ impl SteerStep<'_> {
         masks: &Assets<WalkMask>,
         planner: &Planner,
         layout: &ObstacleLayout,
+        seen: &mut SteerObstacles,
     ) -> Option<Vec2> {
         let (entity, walker) = self.walker;
         let position = self.position;
@@ -203,8 +205,10 @@ impl SteerStep<'_> {
         }
         let to_mask = mapping.world_to_mask(wanted);
         let step = (to_mask.x - from.x, to_mask.y - from.y);
-        let seen = keep_out_of_obstacles(&grid, layout, entity, &mapping, from, step);
-        let to = walkmask::steer::slide(seen.as_ref().unwrap_or(&grid), from, step)?;
+        let near = seen.near(&grid, layout, entity, basis.room, &mapping, from, step);
+        let to = seen.view.look(&grid, &near, None, |grid| {
+            walkmask::steer::slide(grid, from, step)
+        })?;
         let to = mapping.mask_to_world(to);
         (to.is_finite() && to != position).then_some(to)
     }
@@ -219,35 +223,58 @@ type ReleasedWalker = (
     Has<PathJob>,
 );
 
-/// `grid` seen through the solid obstacles (but `walker`'s own, and those covering
-/// `from`) within reach of a step from `from`; `None` when there are none.
-fn keep_out_of_obstacles(
-    grid: &NavGrid,
-    layout: &ObstacleLayout,
-    walker: Entity,
-    mapping: &MaskMapping,
-    from: Point,
-    step: (f32, f32),
-) -> Option<NavGrid> {
-    let reach = grid.clearance() + step.0.hypot(step.1);
-    let near: Vec<(Entity, Obstacle)> = layout
-        .in_mask(walker, mapping)
-        .into_iter()
-        .filter(|(_, obstacle)| reach.is_finite() && obstacle.near_segment(from, from, reach))
-        .collect();
-    if near.is_empty() {
-        return None;
-    }
-    let (all, _) = rasterise(&near, mapping, grid.clearance());
-    let mut kept = Obstacles::for_size(mapping.size.x, mapping.size.y, grid.clearance());
-    for (i, &obstacle) in all.obstacles().iter().enumerate() {
-        let covers_walker = from
-            .pixel()
-            .is_some_and(|(x, y)| all.obstacle_blocks(i, x, y));
-        if !covers_walker {
-            // Pushed once already: it fits.
-            let _ = kept.push(obstacle);
+/// What steering keeps from frame to frame: the obstacles per room in mask pixels
+/// and the bits a grid is seen through them with (set and cleared round each step,
+/// never a mask-sized allocation per walker).
+#[derive(Default)]
+pub(crate) struct SteerObstacles {
+    rooms: MaskObstacleCache,
+    view: ObstacleView,
+    near: Vec<usize>,
+}
+
+impl SteerObstacles {
+    /// The solid obstacles (but `walker`'s own, and those covering `from`) within
+    /// reach of a step from `from` on `grid`, in `room`.
+    #[allow(clippy::too_many_arguments)]
+    fn near(
+        &mut self,
+        grid: &NavGrid,
+        layout: &ObstacleLayout,
+        walker: Entity,
+        room: Entity,
+        mapping: &MaskMapping,
+        from: Point,
+        step: (f32, f32),
+    ) -> Obstacles {
+        let clearance = grid.clearance();
+        let mut kept = Obstacles::for_size(mapping.size.x, mapping.size.y, clearance);
+        let reach = clearance + step.0.hypot(step.1);
+        if !reach.is_finite() {
+            return kept;
         }
+        let in_room = self.rooms.room(layout, room, mapping);
+        self.near.clear();
+        in_room.near_path(&[from], reach, &mut self.near);
+        let near: Vec<(Entity, Obstacle)> = self
+            .near
+            .iter()
+            .map(|&i| in_room.list[i])
+            .filter(|(entity, _)| *entity != walker)
+            .collect();
+        if near.is_empty() {
+            return kept;
+        }
+        let (all, _) = rasterise(&near, mapping, clearance);
+        for (i, &obstacle) in all.obstacles().iter().enumerate() {
+            let covers_walker = from
+                .pixel()
+                .is_some_and(|(x, y)| all.obstacle_blocks(i, x, y));
+            if !covers_walker {
+                // Pushed once already: it fits.
+                let _ = kept.push(obstacle);
+            }
+        }
+        kept
     }
-    (!kept.is_empty()).then(|| grid.with_obstacles(&kept))
 }

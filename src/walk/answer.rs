@@ -6,13 +6,14 @@ use bevy::tasks::block_on;
 use bevy::tasks::futures::check_ready;
 use walkmask::Point;
 use walkmask::los::line_of_sight;
+use walkmask::obstacles::Obstacle;
 
 use super::end::{answer_cancelled, answer_unreachable, end_walk, start_pending};
 use super::job::{
     JobKind, JobState, MAX_ATTEMPTS, PathJob, PendingRequest, PlanStart, PlannedOn,
     SAME_PLACE_PIXELS, WalkOnHold,
 };
-use super::obstacle_watch::ObstacleWatch;
+use super::obstacle_watch::{ObstacleWatch, bending};
 use super::start::start_jobs;
 use super::timing::PlanClock;
 use crate::obstacle::rasterise;
@@ -143,7 +144,17 @@ pub(super) fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -
     if path.obstacles.is_empty() {
         return true;
     }
-    let (obstacles, _) = rasterise(&path.obstacles, &path.mapping, path.grid.clearance());
+    let clearance = path.grid.clearance();
+    let near: Vec<(Entity, Obstacle)> = path
+        .obstacles
+        .iter()
+        .filter(|(_, o)| o.near_segment(here, next, clearance))
+        .copied()
+        .collect();
+    if near.is_empty() {
+        return true;
+    }
+    let (obstacles, _) = rasterise(&near, &path.mapping, clearance);
     obstacles
         .first_on_path(&[here, next], here.pixel())
         .is_none()
@@ -228,7 +239,7 @@ pub(super) fn apply_answer(
                         .get::<ObstacleWatch>(walker)
                         .map_or(0.0, |w| w.quiet_until);
                     let watch = ObstacleWatch {
-                        seen: path.obstacles,
+                        seen: bending(&path.obstacles, &path.mask_points, path.grid.clearance()),
                         generation: start.obstacle_generation,
                         quiet_until,
                     };

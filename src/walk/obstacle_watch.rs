@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use walkmask::obstacles::{Obstacle, Obstacles};
 
 use super::job::{PathJob, PlannedOn, queue_replan};
-use crate::obstacle::{ObstacleLayout, rasterise};
+use crate::obstacle::{MaskObstacleCache, ObstacleLayout, rasterise};
 use crate::placement::{Parents, walker_xy};
 use crate::tuning::WalkTuning;
 use crate::walker::{WalkPath, Walker};
@@ -40,62 +40,96 @@ type WatchedWalker = (
     &'static mut ObstacleWatch,
 );
 
-/// The obstacles' pixels in a frame, by (room, clearance in steps), with the entity
-/// of each.
-type RastersByRoom = HashMap<(Entity, u32), (Obstacles, Vec<Entity>)>;
+/// What the obstacle checks keep from frame to frame: the obstacles per room in mask
+/// pixels, and each obstacle's pixels per room and walker clearance, worked out when
+/// a walk first comes near it and kept while it stays where it is.
+#[derive(Default)]
+pub(crate) struct WatchCache {
+    rooms: MaskObstacleCache,
+    /// By (room, clearance steps, obstacle): the obstacle as rasterised, its pixels,
+    /// and the layout generation it was last used in.
+    rasters: HashMap<(Entity, u32, Entity), (Obstacle, Obstacles, u64)>,
+    /// Indices of obstacles near a walk (reused).
+    near: Vec<usize>,
+}
+
+/// Raster entries unused for this many layout generations are dropped.
+const RASTER_KEEP_GENERATIONS: u64 = 120;
 
 /// Re-plans walkers whose remaining path an obstacle now blocks, or that an obstacle
-/// which bent their path has moved away from (see [`WalkObstacle`]). The obstacles'
-/// pixels are worked out once per room and walker radius in a frame, and only for
-/// obstacles whose box comes near a walk.
+/// which bent their path has moved away from (see [`WalkObstacle`]).
+///
+/// A frame's cost grows with the walkers and with the obstacles near their walks, not
+/// with all obstacles per walker: the obstacles are converted to each room's mask
+/// pixels once and listed in coarse buckets, a walk looks only at those in the
+/// buckets it passes, and an obstacle's pixels are worked out only when a walk comes
+/// near it and kept while it stands still.
 pub(crate) fn replan_for_obstacles(
     mut commands: Commands,
     time: Res<Time>,
     layout: Res<ObstacleLayout>,
     mut walkers: Query<WatchedWalker, (With<Walker>, Without<PathJob>)>,
     parents: Parents,
-    mut rasters: Local<RastersByRoom>,
+    mut cache: Local<WatchCache>,
     tuning: Res<WalkTuning>,
 ) {
-    rasters.clear();
     let now = time.elapsed_secs();
+    let generation = layout.generation;
+    let WatchCache {
+        rooms,
+        rasters,
+        near,
+    } = &mut *cache;
+    let mut rest: Vec<walkmask::Point> = Vec::new();
     for (entity, transform, child_of, path, planned_on, mut watch) in &mut walkers {
-        if watch.generation == layout.generation || now < watch.quiet_until {
+        if watch.generation == generation || now < watch.quiet_until {
             continue;
         }
-        watch.generation = layout.generation;
+        watch.generation = generation;
         let basis = planned_on.0;
         let (mapping, clearance) = (basis.mapping, basis.key.clearance());
         let here = walker_xy(transform, child_of, &parents);
-        let rest: Vec<walkmask::Point> = std::iter::once(here)
-            .chain(path.waypoints.iter().skip(path.next).copied())
-            .map(|p| mapping.world_to_mask(p))
-            .collect();
+        rest.clear();
+        rest.extend(
+            std::iter::once(here)
+                .chain(path.waypoints.iter().skip(path.next).copied())
+                .map(|p| mapping.world_to_mask(p)),
+        );
         let standing_on = rest[0].pixel();
-        let current = layout.in_mask(entity, &mapping);
-        let blocked = current.iter().any(|(_, o)| o.near_path(&rest, clearance)) && {
-            let (obstacles, entities) = rasters
-                .entry((basis.room, basis.key.clearance_steps))
-                .or_insert_with(|| {
-                    rasterise(
-                        &layout.in_mask(Entity::PLACEHOLDER, &mapping),
-                        &mapping,
-                        clearance,
-                    )
-                });
-            obstacles
-                .on_path(&rest, standing_on)
-                .any(|i| entities[i] != entity)
-        };
+        let current = rooms.room(&layout, basis.room, &mapping);
+        near.clear();
+        current.near_path(&rest, clearance, near);
+        let blocked = near.iter().any(|&i| {
+            let (other, obstacle) = current.list[i];
+            if other == entity {
+                return false;
+            }
+            let key = (basis.room, basis.key.clearance_steps, other);
+            let entry = rasters.entry(key).or_insert_with(|| {
+                (
+                    obstacle,
+                    rasterise(&[(other, obstacle)], &mapping, clearance).0,
+                    generation,
+                )
+            });
+            if entry.0 != obstacle {
+                *entry = (
+                    obstacle,
+                    rasterise(&[(other, obstacle)], &mapping, clearance).0,
+                    generation,
+                );
+            }
+            entry.2 = generation;
+            entry.1.first_on_path(&rest, standing_on).is_some()
+        });
         let reach = clearance + BEND_MARGIN_PIXELS;
         let moved_away: Vec<(Entity, Obstacle)> = watch
             .seen
             .iter()
             .filter(|(seen_entity, seen)| {
                 seen.near_path(&rest, reach)
-                    && !current.iter().any(|(e, o)| {
-                        e == seen_entity
-                            && o.footprint == seen.footprint
+                    && !current.get(*seen_entity).is_some_and(|o| {
+                        o.footprint == seen.footprint
                             && o.center.distance(seen.center) < MOVED_PIXELS
                     })
             })
@@ -116,4 +150,22 @@ pub(crate) fn replan_for_obstacles(
             queue_replan(&mut commands, entity, path, false);
         }
     }
+    if generation.is_multiple_of(RASTER_KEEP_GENERATIONS) {
+        rasters.retain(|_, (_, _, used)| generation - *used < RASTER_KEEP_GENERATIONS);
+    }
+}
+
+/// The obstacles among `seen` (those a walk was planned among) that could have bent
+/// the walk along `path` (mask points) for a walker of `clearance` pixels: those whose
+/// box comes within the bend margin of it. Only these are watched for moving away.
+pub(crate) fn bending(
+    seen: &[(Entity, Obstacle)],
+    path: &[walkmask::Point],
+    clearance: f32,
+) -> Vec<(Entity, Obstacle)> {
+    let reach = clearance + BEND_MARGIN_PIXELS;
+    seen.iter()
+        .filter(|(_, o)| o.near_path(path, reach))
+        .copied()
+        .collect()
 }
