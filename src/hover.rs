@@ -5,7 +5,9 @@
 //! it stands still, the plugin holds the distance field from where it
 //! stands (warm fields, [`WalkmaskPlugin::warm_fields`](crate::WalkmaskPlugin::warm_fields)):
 //! the walk to any point is traced from it in microseconds, on the main thread, each
-//! time the pointer enters a new mask pixel. Without a warm field (warm fields off,
+//! time the pointer enters a new mask pixel; a walk longer than
+//! [`WalkTuning::hover_trace_pixels`](crate::WalkTuning::hover_trace_pixels) (a
+//! spiral, a maze) is traced on the async compute pool instead, one at a time. Without a warm field (warm fields off,
 //! or its field not filled yet) the answer comes from one path query at a time on the
 //! async compute pool, started once the pointer has rested on a pixel for two frames
 //! (a pointer sweeping across the room starts none), and lands a frame or more
@@ -15,11 +17,13 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy::window::PrimaryWindow;
+use walkmask::fill::CARDINAL;
+use walkmask::query::resolve_endpoints;
 
 use crate::WalkCamera;
 use crate::asset::WalkMask;
 use crate::input::cursor_world_position;
-use crate::obstacle::{ObstacleLayout, rasterise};
+use crate::obstacle::ObstacleLayout;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::grid_cache::GridKey;
@@ -104,8 +108,10 @@ impl HoverAnswer {
 /// Where a [`HoverAnswer`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 pub enum HoverSource {
-    /// Traced from the walker's warm field on the main thread, in the frame the
-    /// pointer moved.
+    /// Traced from the walker's warm field: on the main thread in the frame the
+    /// pointer moved when the walk is short, on the async compute pool a frame or
+    /// more later when it is longer than
+    /// [`WalkTuning::hover_trace_pixels`](crate::WalkTuning::hover_trace_pixels).
     WarmField,
     /// A path query on the async compute pool.
     Query,
@@ -127,8 +133,8 @@ struct HoverKey {
 pub(crate) struct HoverWork {
     /// The key of the answer in [`WalkHover`].
     answered: Option<HoverKey>,
-    /// The query on the pool, with its key and point.
-    query: Option<(HoverKey, Vec2, Task<PlanOutput>, InFlight)>,
+    /// The query on the pool, with its key, point and what its answer comes from.
+    query: Option<(HoverKey, Vec2, Task<PlanOutput>, InFlight, HoverSource)>,
     /// The key without an answer, and the frames it has stayed the same.
     waiting: Option<(HoverKey, u32)>,
 }
@@ -189,15 +195,12 @@ pub(crate) fn answer_hover(
         return;
     }
     // A finished query answers its point, even if the pointer has moved on.
-    if let Some((key, point, task, _)) = work.query.as_mut()
+    if let Some((key, point, task, _, source)) = work.query.as_mut()
         && let Some(output) = check_ready(task)
     {
-        let (key, point) = (*key, *point);
+        let (key, point, source) = (*key, *point, *source);
         work.query = None;
-        set_answer(
-            &mut hover,
-            answer(key.walker, point, output, HoverSource::Query),
-        );
+        set_answer(&mut hover, answer(key.walker, point, output, source));
         work.answered = Some(key);
     }
     let player = players.iter().min_by_key(|(entity, ..)| *entity);
@@ -261,25 +264,7 @@ pub(crate) fn answer_hover(
             &layout,
         )
     };
-    // 1. The walker's warm field, on this thread.
-    if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
-        && let Some(field) = planner.fields.peek(&grid, walker_pixel)
-    {
-        let query = query();
-        let (obstacles, _) = rasterise(&query.obstacles, &mapping, grid.clearance());
-        if let Some(result) = planner.trace_from(&field, &query, &obstacles) {
-            let output = planner.output(query, grid, result);
-            set_answer(
-                &mut hover,
-                answer(walker, point, output, HoverSource::WarmField),
-            );
-            work.answered = Some(key);
-            work.query = None;
-            return;
-        }
-    }
-    // 2. One query at a time on the pool, for a point the pointer rests on (a query
-    // for the same place with older obstacles is answered, then asked again).
+    // Whether the pointer has rested on this place long enough for work on the pool.
     let rest_frames = tuning.hover_rest_frames;
     let rested = match &mut work.waiting {
         Some((waiting, frames)) if waiting.same_place(&key) => {
@@ -291,12 +276,54 @@ pub(crate) fn answer_hover(
             rest_frames <= 1
         }
     };
+    // 1. The walker's warm field: traced on this thread when the walk is short, on
+    // the pool when it is long (one at a time, once the pointer rests, as queries).
+    if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
+        && let Some(field) = planner.fields.peek(&grid, walker_pixel)
+    {
+        // The walk's length on the grid, to where a click there would end.
+        let walk_pixels = resolve_endpoints(field.grid(), start, goal, planner.options())
+            .ok()
+            .flatten()
+            .and_then(|ends| field.distance(ends.end_pixel.0, ends.end_pixel.1))
+            .map(|d| d / CARDINAL);
+        let short = walk_pixels.is_some_and(|n| n <= tuning.hover_trace_pixels);
+        if short {
+            let query = query();
+            if let Some(result) = planner.trace_from(&field, &query) {
+                let output = planner.output(query, grid, result);
+                set_answer(
+                    &mut hover,
+                    answer(walker, point, output, HoverSource::WarmField),
+                );
+                work.answered = Some(key);
+                work.query = None;
+                return;
+            }
+        } else {
+            if rested && work.query.is_none() {
+                let query = query();
+                let worker = planner.clone();
+                let in_flight = InFlight::new(&planner.planning);
+                let task = AsyncComputeTaskPool::get().spawn(async move {
+                    match worker.trace_from(&field, &query) {
+                        Some(result) => worker.output(query, grid, result),
+                        None => worker.plan(query),
+                    }
+                });
+                work.query = Some((key, point, task, in_flight, HoverSource::WarmField));
+            }
+            return;
+        }
+    }
+    // 2. One query at a time on the pool, for a point the pointer rests on (a query
+    // for the same place with older obstacles is answered, then asked again).
     if rested && work.query.is_none() {
         let query = query();
         let worker = planner.clone();
         let in_flight = InFlight::new(&planner.planning);
         let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
-        work.query = Some((key, point, task, in_flight));
+        work.query = Some((key, point, task, in_flight, HoverSource::Query));
     }
 }
 

@@ -62,6 +62,13 @@ pub struct WalkTuning {
     /// A hover query is started once the pointer has rested on one mask pixel this
     /// many frames. Default 2.
     pub hover_rest_frames: u32,
+    /// A hover answer is traced from the player's warm field on the main thread, in
+    /// the frame the pointer moves, when the walk there is at most this many mask
+    /// pixels long (the field's distance to the point); a longer walk (a spiral, a
+    /// maze), or a point the field does not reach, is traced on the async compute
+    /// pool and answers a frame or more later, so that no trace costs a frame.
+    /// Default 4096 (a fraction of a millisecond).
+    pub hover_trace_pixels: u32,
     /// After a walker re-plans because a solid obstacle moved into or out of its way,
     /// it waits this long before re-planning for obstacles again. Default
     /// [`OBSTACLE_REPLAN_SECONDS`].
@@ -78,6 +85,7 @@ impl Default for WalkTuning {
             warm_up: WarmUpWalkers::Players,
             hover: true,
             hover_rest_frames: 2,
+            hover_trace_pixels: 4096,
             obstacle_replan_seconds: OBSTACLE_REPLAN_SECONDS,
         }
     }

@@ -151,3 +151,47 @@ fn the_answer_is_for_the_player() {
         w.resource::<WalkHover>().answer.is_some()
     });
 }
+
+/// A walk longer than `WalkTuning::hover_trace_pixels` is not traced in the frame the
+/// pointer moves: once the pointer rests, it is traced from the warm field on the
+/// pool, and answers with the same walk as a short trace does.
+#[test]
+fn a_long_walk_is_traced_on_the_pool_once_the_pointer_rests() {
+    let (mut app, _) = app(true);
+    wait_for(&mut app, 100_000, |w| {
+        w.resource::<WarmFieldCache>().stats().fills == 1
+    });
+    let target = px(50, 20);
+    hover_at(&mut app, Some(target));
+    app.update();
+    let in_frame = answer(&app).expect("a short walk is answered in the frame");
+    hover_at(&mut app, None);
+    app.update();
+    assert_eq!(answer(&app), None);
+
+    // The walk round the wall is some 60 pixels.
+    app.world_mut()
+        .resource_mut::<WalkTuning>()
+        .hover_trace_pixels = 10;
+    hover_at(&mut app, Some(target));
+    app.update();
+    assert_eq!(answer(&app), None, "no trace of a long walk in the frame");
+    run_until(&mut app, 100, |w| {
+        w.resource::<WalkHover>().answer.is_some()
+    });
+    let pooled = answer(&app).unwrap();
+    assert_eq!(pooled.source, HoverSource::WarmField);
+    assert_eq!(pooled.point, target);
+    assert!(same_path(
+        pooled.path.as_deref().unwrap(),
+        in_frame.path.as_deref().unwrap()
+    ));
+
+    // A pointer that sweeps on every frame starts no long trace.
+    let before = app.world().resource::<WalkHover>().answer.clone();
+    for x in 40..50 {
+        hover_at(&mut app, Some(px(x, 30)));
+        app.update();
+        assert_eq!(app.world().resource::<WalkHover>().answer, before);
+    }
+}

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
-use walkmask::obstacles::{Obstacle, Obstacles};
+use walkmask::obstacles::Obstacle;
 use walkmask::subgoal::IndexPolicy;
 use walkmask::{
     DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError,
@@ -161,7 +161,7 @@ impl Planner {
         self
     }
 
-    fn options(&self) -> &PathOptions {
+    pub(crate) fn options(&self) -> &PathOptions {
         &self.pathfinders.options
     }
 
@@ -180,14 +180,13 @@ impl Planner {
             // Waits for (or runs) the index build started with the grid.
             grid.build_index(IndexPolicy::WhenItPays);
         }
-        let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
         let options = &self.options_for(&query);
         // 1. The walker's own warm field.
         let warm = match query.start.pixel() {
             Some(source) if self.warm && !self.deterministic => self.fields.lookup(&grid, source),
             _ => None,
         };
-        let mut result = warm.and_then(|field| self.trace_from(&field, &query, &obstacles));
+        let mut result = warm.and_then(|field| self.trace_from(&field, &query));
         // 2. A field from the destination, shared with the others sent there.
         if result.is_none()
             && query.share_destination
@@ -197,14 +196,11 @@ impl Planner {
                 .fields
                 .shared(&grid, destination, || self.cache.grid_ids())
         {
-            result = traced(
-                field.path_from(query.start, query.goal, options),
-                &obstacles,
-                query.start,
-            );
+            result = traced(field.path_from(query.start, query.goal, options), &query);
         }
         // 3. A search of its own.
         let result = result.unwrap_or_else(|| {
+            let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
             let mut pathfinder = self.pathfinders.take();
             pathfinder.set_options(*options);
             let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
@@ -220,12 +216,10 @@ impl Planner {
         &self,
         field: &DistanceField,
         query: &PlanQuery,
-        obstacles: &Obstacles,
     ) -> Option<Result<PathResult, QueryError>> {
         traced(
             field.path_to(query.start, query.goal, &self.options_for(query)),
-            obstacles,
-            query.start,
+            query,
         )
     }
 
@@ -274,21 +268,15 @@ impl Planner {
 }
 
 /// A walk traced through a field, as a search would give it (a walk that starts where
-/// it ends is one point), unless it crosses an obstacle (a field knows nothing of
-/// them): then `None`, and the walker searches.
+/// it ends is one point), unless it crosses one of `query`'s obstacles (a field knows
+/// nothing of them): then `None`, and the walker searches. Only the obstacles whose
+/// box comes near the walk have their pixels worked out.
 fn traced(
     result: Result<PathResult, QueryError>,
-    obstacles: &Obstacles,
-    start: Point,
+    query: &PlanQuery,
 ) -> Option<Result<PathResult, QueryError>> {
     match result {
-        Ok(path)
-            if obstacles
-                .first_on_path(&path.waypoints, start.pixel())
-                .is_some() =>
-        {
-            None
-        }
+        Ok(path) if crosses_obstacles(&path.waypoints, query) => None,
         Ok(mut path) => {
             if let [a, b] = path.waypoints[..]
                 && a == b
@@ -299,6 +287,23 @@ fn traced(
         }
         Err(error) => Some(Err(error)),
     }
+}
+
+/// Whether a walk along `path` (mask points) passes over a pixel of one of `query`'s
+/// obstacles (those covering its start aside).
+fn crosses_obstacles(path: &[Point], query: &PlanQuery) -> bool {
+    let clearance = query.key.clearance();
+    let near: Vec<(Entity, Obstacle)> = query
+        .obstacles
+        .iter()
+        .filter(|(_, o)| o.near_path(path, clearance))
+        .copied()
+        .collect();
+    !near.is_empty()
+        && rasterise(&near, &query.mapping, clearance)
+            .0
+            .first_on_path(path, query.start.pixel())
+            .is_some()
 }
 
 /// What the planner holds and has under way, for monitoring and tests.
