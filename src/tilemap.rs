@@ -230,11 +230,21 @@ pub(crate) fn sync_tile_rooms(
             .and_then(|handle| masks.get(handle))
             .filter(|mask| !fresh && mask.size() == UVec2::new(w, h));
         let cells = match (old, tiles_changed) {
-            // A few tiles changed: write just those into a copy.
+            // A few tiles changed: write into a copy just those whose area did; when
+            // none did (an animated texture), nothing changes.
             (Some(old), Some(positions)) if !structure_changed && !geometry_changed => {
-                let mut cells = old.core().areas().to_vec();
-                for pos in positions {
-                    paint_tile(&mut cells, w, size.y, k, pos, area(pos));
+                let areas = old.core().areas();
+                let changed: Vec<(&TilePos, u8)> = positions
+                    .iter()
+                    .map(|pos| (pos, area(pos)))
+                    .filter(|&(pos, area)| tile_area(areas, w, size.y, k, pos) != Some(area))
+                    .collect();
+                if changed.is_empty() {
+                    continue;
+                }
+                let mut cells = areas.to_vec();
+                for (pos, area) in changed {
+                    paint_tile(&mut cells, w, size.y, k, pos, area);
                 }
                 cells
             }
@@ -318,15 +328,28 @@ pub(crate) fn forget_tile_layer(
 /// Writes `area` into the `k` x `k` mask pixels of tile `pos` (mask row 0 is the top
 /// row of tiles; tile y = 0 is the bottom row).
 fn paint_tile(cells: &mut [u8], width: u32, rows_of_tiles: u32, k: u32, pos: &TilePos, area: u8) {
-    if pos.y >= rows_of_tiles || (pos.x + 1) * k > width {
+    let Some(start) = tile_start(width, rows_of_tiles, k, pos) else {
         return;
+    };
+    for dy in 0..k as usize {
+        let row = start + dy * width as usize;
+        cells[row..row + k as usize].fill(area);
+    }
+}
+
+/// The area a tile has in `cells` (its first pixel), `None` when it is off the mask.
+fn tile_area(cells: &[u8], width: u32, rows_of_tiles: u32, k: u32, pos: &TilePos) -> Option<u8> {
+    tile_start(width, rows_of_tiles, k, pos).and_then(|i| cells.get(i).copied())
+}
+
+/// Index in a mask `width` pixels wide of the top-left pixel of the tile at `pos`
+/// (`k` pixels a side; tile rows count up, mask rows down); `None` off the mask.
+fn tile_start(width: u32, rows_of_tiles: u32, k: u32, pos: &TilePos) -> Option<usize> {
+    if pos.y >= rows_of_tiles || (pos.x + 1) * k > width {
+        return None;
     }
     let top = (rows_of_tiles - 1 - pos.y) * k;
-    for dy in 0..k {
-        let row = (top + dy) as usize * width as usize;
-        let start = row + (pos.x * k) as usize;
-        cells[start..start + k as usize].fill(area);
-    }
+    Some(top as usize * width as usize + (pos.x * k) as usize)
 }
 
 /// The transform, under the layer, of a room whose mask (`k` pixels per tile, one
