@@ -151,8 +151,15 @@ impl ObstacleLayout {
 
 /// A footprint in mask pixels (sizes divided by the pixel size along each axis).
 fn to_mask(at: Vec2, shape: ObstacleShape, mapping: &MaskMapping) -> Obstacle {
-    let pixel = mapping.pixel_size();
-    let footprint = match shape {
+    Obstacle::new(
+        mapping.world_to_mask(at),
+        mask_footprint(shape, mapping.pixel_size()),
+    )
+}
+
+/// `shape` in mask pixels of `pixel` world units along each axis.
+fn mask_footprint(shape: ObstacleShape, pixel: Vec2) -> Footprint {
+    match shape {
         ObstacleShape::Rect { half_size } => Footprint::Rect {
             half_width: half_size.x / pixel.x,
             half_height: half_size.y / pixel.y,
@@ -168,8 +175,7 @@ fn to_mask(at: Vec2, shape: ObstacleShape, mapping: &MaskMapping) -> Obstacle {
             radius_x: radii.x / pixel.x,
             radius_y: radii.y / pixel.y,
         },
-    };
-    Obstacle::new(mapping.world_to_mask(at), footprint)
+    }
 }
 
 /// Obstacles for walkers of `clearance` pixels on a mask of `mapping`'s size, from
@@ -237,10 +243,18 @@ pub(crate) struct MaskObstacles {
 impl MaskObstacles {
     /// `layout`'s obstacles in the mask pixels of `mapping`.
     pub(crate) fn new(layout: &ObstacleLayout, mapping: &MaskMapping) -> Self {
+        let (to_mask_space, pixel) = (mapping.mask_to_world.inverse(), mapping.pixel_size());
         let list: Vec<(Entity, Obstacle)> = layout
             .solid
             .iter()
-            .map(|&(entity, at, shape)| (entity, to_mask(at, shape, mapping)))
+            .map(|&(entity, at, shape)| {
+                let centre = to_mask_space.transform_point2(at);
+                let footprint = mask_footprint(shape, pixel);
+                (
+                    entity,
+                    Obstacle::new(Point::new(centre.x, centre.y), footprint),
+                )
+            })
             .collect();
         let columns = (mapping.size.x as f32 / BUCKET_PIXELS).ceil().max(1.0) as i32;
         let rows = (mapping.size.y as f32 / BUCKET_PIXELS).ceil().max(1.0) as i32;

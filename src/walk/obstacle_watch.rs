@@ -89,11 +89,16 @@ pub(crate) fn replan_for_obstacles(
         let basis = planned_on.0;
         let (mapping, clearance) = (basis.mapping, basis.key.clearance());
         let here = walker_xy(transform, child_of, &parents);
+        // World -> mask, inverted once per walker rather than once per point.
+        let to_mask = mapping.mask_to_world.inverse();
         rest.clear();
         rest.extend(
             std::iter::once(here)
                 .chain(path.waypoints.iter().skip(path.next).copied())
-                .map(|p| mapping.world_to_mask(p)),
+                .map(|p| {
+                    let p = to_mask.transform_point2(p);
+                    walkmask::Point::new(p.x, p.y)
+                }),
         );
         let standing_on = rest[0].pixel();
         let current = rooms.room(&layout, basis.room, &mapping);
