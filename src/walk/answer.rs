@@ -2,6 +2,8 @@
 //! applied (or planned again).
 
 use bevy::prelude::*;
+use bevy::tasks::Task;
+#[cfg(not(target_arch = "wasm32"))]
 use bevy::tasks::block_on;
 use bevy::tasks::futures::check_ready;
 use walkmask::Point;
@@ -334,6 +336,16 @@ pub(super) fn apply_answer(
     }
 }
 
+/// The answer of a task that is due now: waited for where the pool runs on other
+/// threads; on the web, where tasks run between frames and a wait would never end,
+/// taken only if the task has run (else it lands in the first later frame it has).
+fn collect_due(task: &mut Task<PlanOutput>) -> Option<PlanOutput> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(block_on(task));
+    #[cfg(target_arch = "wasm32")]
+    return check_ready(task);
+}
+
 /// Collects finished path tasks (see [`AnswerTiming`]).
 pub(crate) fn poll_jobs(
     mut commands: Commands,
@@ -348,7 +360,7 @@ pub(crate) fn poll_jobs(
         let (output, basis) = match &mut job.state {
             JobState::Running { task, basis, .. } => {
                 let output = match frames_left {
-                    Some(0) => Some(block_on(task)),
+                    Some(0) => collect_due(task),
                     Some(_) => None,
                     None => check_ready(task),
                 };

@@ -30,6 +30,15 @@ use bevy::prelude::*;
 ///   as `FixedUpdate` gives), two runs give the same answers, waypoints and positions
 ///   frame by frame, on any machine with the same float arithmetic.
 /// * The price: `Poll` waits for a search that has not finished when it is due.
+///
+/// ## On the web
+///
+/// On `wasm32` the task pool runs its tasks on the main thread, between frames, so
+/// `Poll` cannot wait for one: an answer due in frame `f` lands in `f` when its search
+/// has run by then (with `AfterFrames(n)` for `n` at least 1 it has, in a browser that
+/// runs the queued tasks before the next frame), else in the first later frame in
+/// which it has. The answers themselves stay independent of timing as above.
+/// `WhenReady` is unchanged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 pub enum AnswerTiming {
     /// In the first frame whose [`WalkmaskSystems::Poll`](crate::WalkmaskSystems::Poll)

@@ -18,7 +18,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
-use std::time::Instant;
+use web_time::Instant;
 
 use crate::fill::DIAGONAL;
 use crate::query::{PathOptions, PathResult, QueryError, finish_path, resolve_endpoints, result};

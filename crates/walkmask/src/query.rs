@@ -1,6 +1,7 @@
 //! Path queries: endpoints, straight line first, fill, trace, simplify, beautify.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use crate::fill::FillScratch;
 use crate::geom::polyline_length;
