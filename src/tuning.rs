@@ -73,6 +73,12 @@ pub struct WalkTuning {
     /// it waits this long before re-planning for obstacles again. Default
     /// [`OBSTACLE_REPLAN_SECONDS`].
     pub obstacle_replan_seconds: f32,
+    /// A walker re-plans for a solid obstacle that moved onto its way only once the
+    /// obstacle is within this many seconds of walking ahead (at the walker's speed),
+    /// or covers its destination: one further along may well have moved on by the time
+    /// the walker gets there, and every re-plan is a search on the pool. Likewise for
+    /// an obstacle that bent the walk and moved away. Default 2.
+    pub obstacle_lookahead_seconds: f32,
 }
 
 impl Default for WalkTuning {
@@ -87,6 +93,7 @@ impl Default for WalkTuning {
             hover_rest_frames: 2,
             hover_trace_pixels: 4096,
             obstacle_replan_seconds: OBSTACLE_REPLAN_SECONDS,
+            obstacle_lookahead_seconds: 2.0,
         }
     }
 }

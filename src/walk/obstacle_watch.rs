@@ -6,8 +6,9 @@ use bevy::prelude::*;
 use walkmask::obstacles::{Obstacle, Obstacles};
 
 use super::job::{PathJob, PlannedOn, queue_replan};
-use crate::obstacle::{MaskObstacleCache, ObstacleLayout, rasterise};
+use crate::obstacle::{MaskObstacleCache, MaskObstacles, ObstacleLayout, rasterise};
 use crate::placement::{Parents, walker_xy};
+use crate::room::MaskMapping;
 use crate::tuning::WalkTuning;
 use crate::walker::{WalkPath, Walker};
 
@@ -33,6 +34,7 @@ pub(crate) struct ObstacleWatch {
 /// A walker on its way, as obstacle checks see it.
 type WatchedWalker = (
     Entity,
+    &'static Walker,
     &'static Transform,
     Option<&'static ChildOf>,
     &'static WalkPath,
@@ -53,6 +55,66 @@ pub(crate) struct WatchCache {
     near: Vec<usize>,
 }
 
+/// The checks of one walk against the obstacles of its room in one frame.
+struct PathCheck<'a> {
+    current: &'a MaskObstacles,
+    rasters: &'a mut HashMap<(Entity, u32, Entity), (Obstacle, Obstacles, u64)>,
+    near: &'a mut Vec<usize>,
+    room: Entity,
+    clearance_steps: u32,
+    walker: Entity,
+    mapping: MaskMapping,
+    clearance: f32,
+    generation: u64,
+    standing_on: Option<(u32, u32)>,
+}
+
+impl PathCheck<'_> {
+    /// Whether a walk along `path` (mask points) passes over a pixel of an obstacle
+    /// other than the walker's own (those covering where it stands aside). Only the
+    /// obstacles in the buckets it passes are looked at, and an obstacle's pixels are
+    /// worked out once while it stays where it is.
+    fn blocks(&mut self, path: &[walkmask::Point]) -> bool {
+        self.near.clear();
+        self.current.near_path(path, self.clearance, self.near);
+        self.near.iter().any(|&i| {
+            let (other, obstacle) = self.current.list[i];
+            if other == self.walker {
+                return false;
+            }
+            let raster = || rasterise(&[(other, obstacle)], &self.mapping, self.clearance).0;
+            let entry = self
+                .rasters
+                .entry((self.room, self.clearance_steps, other))
+                .or_insert_with(|| (obstacle, raster(), self.generation));
+            if entry.0 != obstacle {
+                *entry = (obstacle, raster(), self.generation);
+            }
+            entry.2 = self.generation;
+            entry.1.first_on_path(path, self.standing_on).is_some()
+        })
+    }
+}
+
+/// The start of the polyline `path` (world points) up to `length` along it (at least
+/// its first point).
+fn path_prefix(path: &[Vec2], length: f32) -> Vec<Vec2> {
+    let mut out = vec![path[0]];
+    let mut left = length;
+    for pair in path.windows(2) {
+        let step = pair[0].distance(pair[1]);
+        if step >= left {
+            if step > 0.0 {
+                out.push(pair[0].lerp(pair[1], left / step));
+            }
+            break;
+        }
+        out.push(pair[1]);
+        left -= step;
+    }
+    out
+}
+
 /// Raster entries unused for this many layout generations are dropped.
 const RASTER_KEEP_GENERATIONS: u64 = 120;
 
@@ -68,7 +130,7 @@ pub(crate) fn replan_for_obstacles(
     mut commands: Commands,
     time: Res<Time>,
     layout: Res<ObstacleLayout>,
-    mut walkers: Query<WatchedWalker, (With<Walker>, Without<PathJob>)>,
+    mut walkers: Query<WatchedWalker, Without<PathJob>>,
     parents: Parents,
     mut cache: Local<WatchCache>,
     tuning: Res<WalkTuning>,
@@ -81,7 +143,7 @@ pub(crate) fn replan_for_obstacles(
         near,
     } = &mut *cache;
     let mut rest: Vec<walkmask::Point> = Vec::new();
-    for (entity, transform, child_of, path, planned_on, mut watch) in &mut walkers {
+    for (entity, walker, transform, child_of, path, planned_on, mut watch) in &mut walkers {
         if watch.generation == generation || now < watch.quiet_until {
             continue;
         }
@@ -91,48 +153,50 @@ pub(crate) fn replan_for_obstacles(
         let here = walker_xy(transform, child_of, &parents);
         // World -> mask, inverted once per walker rather than once per point.
         let to_mask = mapping.mask_to_world.inverse();
+        let world: Vec<Vec2> = std::iter::once(here)
+            .chain(path.waypoints.iter().skip(path.next).copied())
+            .collect();
+        let mask_point = |p: Vec2| {
+            let p = to_mask.transform_point2(p);
+            walkmask::Point::new(p.x, p.y)
+        };
         rest.clear();
-        rest.extend(
-            std::iter::once(here)
-                .chain(path.waypoints.iter().skip(path.next).copied())
-                .map(|p| {
-                    let p = to_mask.transform_point2(p);
-                    walkmask::Point::new(p.x, p.y)
-                }),
-        );
-        let standing_on = rest[0].pixel();
-        let current = rooms.room(&layout, basis.room, &mapping);
-        near.clear();
-        current.near_path(&rest, clearance, near);
-        let blocked = near.iter().any(|&i| {
-            let (other, obstacle) = current.list[i];
-            if other == entity {
-                return false;
-            }
-            let key = (basis.room, basis.key.clearance_steps, other);
-            let entry = rasters.entry(key).or_insert_with(|| {
-                (
-                    obstacle,
-                    rasterise(&[(other, obstacle)], &mapping, clearance).0,
-                    generation,
-                )
-            });
-            if entry.0 != obstacle {
-                *entry = (
-                    obstacle,
-                    rasterise(&[(other, obstacle)], &mapping, clearance).0,
-                    generation,
-                );
-            }
-            entry.2 = generation;
-            entry.1.first_on_path(&rest, standing_on).is_some()
-        });
+        rest.extend(world.iter().map(|&p| mask_point(p)));
+        // The stretch within the look-ahead, and the destination.
+        let look_ahead = if walker.speed.is_finite() {
+            walker.speed.max(0.0) * tuning.obstacle_lookahead_seconds
+        } else {
+            0.0
+        };
+        let ahead: Vec<walkmask::Point> = path_prefix(&world, look_ahead)
+            .into_iter()
+            .map(mask_point)
+            .collect();
+        let end = rest[rest.len() - 1..].to_vec();
+        let mut check = PathCheck {
+            current: rooms.room(&layout, basis.room, &mapping),
+            rasters: &mut *rasters,
+            near: &mut *near,
+            room: basis.room,
+            clearance_steps: basis.key.clearance_steps,
+            walker: entity,
+            mapping,
+            clearance,
+            generation,
+            standing_on: rest[0].pixel(),
+        };
+        // Only the look-ahead and the destination are looked at; a walk that goes on
+        // beyond the look-ahead is looked at again next frame, whether or not anything
+        // moves, as the stretch ahead moves on with the walker.
+        let blocked = check.blocks(&ahead) || check.blocks(&end);
+        let current = check.current;
+        let standing_on = check.standing_on;
         let reach = clearance + BEND_MARGIN_PIXELS;
         let moved_away: Vec<(Entity, Obstacle)> = watch
             .seen
             .iter()
             .filter(|(seen_entity, seen)| {
-                seen.near_path(&rest, reach)
+                seen.near_path(&ahead, reach)
                     && !current.get(*seen_entity).is_some_and(|o| {
                         o.footprint == seen.footprint
                             && o.center.distance(seen.center) < MOVED_PIXELS
@@ -143,8 +207,12 @@ pub(crate) fn replan_for_obstacles(
         let freed = !moved_away.is_empty()
             && rasterise(&moved_away, &mapping, reach)
                 .0
-                .first_on_path(&rest, standing_on)
+                .first_on_path(&ahead, standing_on)
                 .is_some();
+        let goes_beyond = ahead.len() < rest.len() || ahead.last() != rest.last();
+        if goes_beyond && !(blocked || freed) {
+            watch.generation = generation.wrapping_sub(1);
+        }
         if blocked || freed {
             debug!(
                 "walker {entity}: an obstacle {} its path, re-planning to {}",
