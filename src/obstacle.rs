@@ -40,9 +40,11 @@ pub enum ObstacleShape {
 /// [`radius`](crate::Walker::radius)); the footprint a walker stands in when it asks, and its
 /// own (a walker may be an obstacle too), are ignored, as in Adventure Game Studio, so
 /// two characters that touch can still walk apart. When an obstacle moves onto a
-/// walker's remaining path, or moves away from where it bent the path, the walker
-/// re-plans from where it is ([`PathReplanned`](crate::PathReplanned)), at most once
-/// every [`OBSTACLE_REPLAN_SECONDS`]; a destination that is now covered is replaced by
+/// walker's remaining path, or moves away from where it bent the path, within
+/// [`WalkTuning::obstacle_lookahead_seconds`](crate::WalkTuning::obstacle_lookahead_seconds)
+/// of walking ahead, the walker re-plans from where it is
+/// ([`PathReplanned`](crate::PathReplanned)), at most once every
+/// [`OBSTACLE_REPLAN_SECONDS`]; a destination that is now covered is replaced by
 /// the nearest reachable point (`snapped`). A click on a solid obstacle walks the
 /// players up beside it.
 ///
