@@ -272,7 +272,8 @@ impl MaskObstacles {
         let spans: Vec<Option<[i32; 4]>> = list
             .iter()
             .map(|(_, o)| {
-                let (hx, hy) = footprint_half_extent(&o.footprint);
+                let (hx, hy) = o.footprint.half_extent();
+                let (hx, hy) = (hx as f32, hy as f32);
                 buckets.span(
                     o.center.x - hx,
                     o.center.y - hy,
@@ -341,18 +342,23 @@ impl MaskObstacles {
     /// once, in order.
     pub(crate) fn near_path(&self, path: &[Point], reach: f32, out: &mut Vec<usize>) {
         let start = out.len();
-        let segments: Vec<(Point, Point)> = match path {
-            [] => Vec::new(),
-            [p] => vec![(*p, *p)],
-            _ => path.windows(2).map(|w| (w[0], w[1])).collect(),
+        // A single point is a segment of no length.
+        let point;
+        let path = match path {
+            [p] => {
+                point = [*p, *p];
+                &point[..]
+            }
+            _ => path,
         };
         // Boxes grow by what `near_segment` grows them by.
         let grow = reach + 2.5;
-        for (a, b) in segments {
+        for pair in path.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let before = out.len();
             self.candidates(a, b, grow, out);
-            let found = start..out.len();
-            let mut kept = start;
-            for k in found {
+            let mut kept = before;
+            for k in before..out.len() {
                 let i = out[k];
                 if self.list[i].1.near_segment(a, b, reach) {
                     out[kept] = i;
@@ -361,17 +367,7 @@ impl MaskObstacles {
             }
             out.truncate(kept);
         }
-        out[start..].sort_unstable();
-        let mut last = None;
-        let mut kept = start;
-        for k in start..out.len() {
-            if Some(out[k]) != last {
-                last = Some(out[k]);
-                out[kept] = out[k];
-                kept += 1;
-            }
-        }
-        out.truncate(kept);
+        sort_and_dedup_from(out, start);
     }
 
     /// Adds to `out` the obstacles listed in the buckets that the segment `a b`,
@@ -415,28 +411,21 @@ impl MaskObstacles {
             }
         }
         // A long segment lists an obstacle once per bucket it shares with it.
-        out[before..].sort_unstable();
-        let mut kept = before;
-        for k in before..out.len() {
-            if k == before || out[k] != out[kept - 1] {
-                out[kept] = out[k];
-                kept += 1;
-            }
-        }
-        out.truncate(kept);
+        sort_and_dedup_from(out, before);
     }
 }
 
-/// Half the width and height of the box round a footprint.
-fn footprint_half_extent(footprint: &Footprint) -> (f32, f32) {
-    match *footprint {
-        Footprint::Rect {
-            half_width,
-            half_height,
-        } => (half_width, half_height),
-        Footprint::Circle { radius } => (radius, radius),
-        Footprint::Ellipse { radius_x, radius_y } => (radius_x, radius_y),
+/// Sorts `out[start..]` and keeps one of each value there.
+fn sort_and_dedup_from(out: &mut Vec<usize>, start: usize) {
+    out[start..].sort_unstable();
+    let mut kept = start;
+    for k in start..out.len() {
+        if k == start || out[k] != out[kept - 1] {
+            out[kept] = out[k];
+            kept += 1;
+        }
     }
+    out.truncate(kept);
 }
 
 /// The solid obstacles per room in mask pixels, rebuilt when the layout changes: one
@@ -467,5 +456,53 @@ impl MaskObstacleCache {
             *entry = MaskObstacles::new(layout, mapping);
         }
         entry
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A room of 400 x 200 pixels at scale 1, centred on the origin, with a guard at
+    /// each mask point in `at`.
+    fn room_with_guards(at: &[(f32, f32)]) -> MaskObstacles {
+        let mapping = MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(400, 200));
+        let layout = ObstacleLayout {
+            solid: at
+                .iter()
+                .enumerate()
+                .map(|(i, &(x, y))| {
+                    let world = mapping.mask_to_world(Point::new(x, y));
+                    (
+                        Entity::from_raw_u32(i as u32 + 1).unwrap(),
+                        world,
+                        ObstacleShape::Circle { radius: 5.0 },
+                    )
+                })
+                .collect(),
+            generation: 1,
+        };
+        MaskObstacles::new(&layout, &mapping)
+    }
+
+    /// Every obstacle near any segment of a path is found once, however many
+    /// segments and buckets the path crosses; those far from it are not.
+    #[test]
+    fn near_path_finds_the_obstacles_of_every_segment() {
+        // Near the first segment only, near the second only, near both, far away.
+        let obstacles =
+            room_with_guards(&[(105.0, 60.0), (295.0, 140.0), (200.0, 100.0), (20.0, 180.0)]);
+        let path = [
+            Point::new(10.0, 20.0),
+            Point::new(200.0, 100.0),
+            Point::new(390.0, 180.0),
+        ];
+        let mut near = Vec::new();
+        obstacles.near_path(&path, 2.0, &mut near);
+        assert_eq!(near, vec![0, 1, 2]);
+        // A single point is a segment of no length.
+        near.clear();
+        obstacles.near_path(&[Point::new(22.0, 178.0)], 2.0, &mut near);
+        assert_eq!(near, vec![3]);
     }
 }

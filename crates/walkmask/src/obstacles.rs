@@ -74,7 +74,13 @@ impl Footprint {
     }
 
     /// Half the width and height of the smallest box round the footprint.
-    fn half_extent(&self) -> (f64, f64) {
+    ///
+    /// ```
+    /// use walkmask::obstacles::Footprint;
+    /// let guard = Footprint::Ellipse { radius_x: 12.0, radius_y: 5.0 };
+    /// assert_eq!(guard.half_extent(), (12.0, 5.0));
+    /// ```
+    pub fn half_extent(&self) -> (f64, f64) {
         let [a, b] = self.sizes();
         (a as f64, b as f64)
     }
