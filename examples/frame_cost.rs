@@ -141,7 +141,8 @@ struct Scene {
     /// Walker radius (world units = mask pixels).
     radius: f32,
     solid: Option<Solid>,
-    /// New walk requests a second, round the walkers.
+    /// New walk requests a second, round the walkers; with `keep_walking`, the
+    /// requests sent on arrival count towards it, so this is the least rate.
     requests_per_second: f64,
     /// Walkers get a new destination as soon as a walk ends.
     keep_walking: bool,
@@ -273,10 +274,14 @@ impl Scene {
         }
         if self.crowd {
             parts.push(format!("all to one point every {CROWD_PERIOD} s"));
+        } else if self.requests_per_second > 0.0 && self.keep_walking {
+            parts.push(format!(
+                "keep walking (at least {} requests/s)",
+                self.requests_per_second
+            ));
         } else if self.requests_per_second > 0.0 {
             parts.push(format!("{} requests/s", self.requests_per_second));
-        }
-        if self.keep_walking {
+        } else if self.keep_walking {
             parts.push("keep walking".into());
         }
         if self.steered > 0 {

@@ -199,6 +199,29 @@ pub(crate) fn rasterise<'a>(
     (obstacles, entities)
 }
 
+/// Whether a walk along `path` (mask points) passes over a pixel of one of
+/// `obstacles` widened by `clearance` (those that block pixel `except`, where the
+/// walker stands, aside). Only the obstacles whose box comes near the walk have their
+/// pixels worked out.
+pub(crate) fn crosses_obstacles(
+    obstacles: &[(Entity, Obstacle)],
+    path: &[Point],
+    mapping: &MaskMapping,
+    clearance: f32,
+    except: Option<(u32, u32)>,
+) -> bool {
+    let near: Vec<(Entity, Obstacle)> = obstacles
+        .iter()
+        .filter(|(_, o)| o.near_path(path, clearance))
+        .copied()
+        .collect();
+    !near.is_empty()
+        && rasterise(&near, mapping, clearance)
+            .0
+            .first_on_path(path, except)
+            .is_some()
+}
+
 /// Keeps [`ObstacleLayout`] up to date (in [`WalkmaskSystems::Plan`](crate::WalkmaskSystems::Plan), first).
 pub(crate) fn gather_obstacles(
     obstacles: Query<(Entity, &WalkObstacle, &Transform, Option<&ChildOf>)>,

@@ -206,7 +206,8 @@ impl SteerStep<'_> {
         let to_mask = mapping.world_to_mask(wanted);
         let step = (to_mask.x - from.x, to_mask.y - from.y);
         let near = seen.near(&grid, layout, entity, basis.room, &mapping, from, step);
-        let to = seen.view.look(&grid, &near, None, |grid| {
+        // Those covering the walker are looked past, so that it can step out of them.
+        let to = seen.view.look(&grid, &near, from.pixel(), |grid| {
             walkmask::steer::slide(grid, from, step)
         })?;
         let to = mapping.mask_to_world(to);
@@ -234,8 +235,8 @@ pub(crate) struct SteerObstacles {
 }
 
 impl SteerObstacles {
-    /// The solid obstacles (but `walker`'s own, and those covering `from`) within
-    /// reach of a step from `from` on `grid`, in `room`.
+    /// The solid obstacles (but `walker`'s own) within reach of a step from `from` on
+    /// `grid`, in `room`.
     #[allow(clippy::too_many_arguments)]
     fn near(
         &mut self,
@@ -248,10 +249,9 @@ impl SteerObstacles {
         step: (f32, f32),
     ) -> Obstacles {
         let clearance = grid.clearance();
-        let mut kept = Obstacles::for_size(mapping.size.x, mapping.size.y, clearance);
         let reach = clearance + step.0.hypot(step.1);
         if !reach.is_finite() {
-            return kept;
+            return Obstacles::for_size(mapping.size.x, mapping.size.y, clearance);
         }
         let in_room = self.rooms.room(layout, room, mapping);
         self.near.clear();
@@ -262,19 +262,6 @@ impl SteerObstacles {
             .map(|&i| in_room.list[i])
             .filter(|(entity, _)| *entity != walker)
             .collect();
-        if near.is_empty() {
-            return kept;
-        }
-        let (all, _) = rasterise(&near, mapping, clearance);
-        for (i, &obstacle) in all.obstacles().iter().enumerate() {
-            let covers_walker = from
-                .pixel()
-                .is_some_and(|(x, y)| all.obstacle_blocks(i, x, y));
-            if !covers_walker {
-                // Pushed once already: it fits.
-                let _ = kept.push(obstacle);
-            }
-        }
-        kept
+        rasterise(&near, mapping, clearance).0
     }
 }

@@ -13,7 +13,7 @@ use walkmask::{
 
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
-use crate::obstacle::rasterise;
+use crate::obstacle::{crosses_obstacles, rasterise};
 use crate::room::MaskMapping;
 
 /// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size
@@ -276,7 +276,17 @@ fn traced(
     query: &PlanQuery,
 ) -> Option<Result<PathResult, QueryError>> {
     match result {
-        Ok(path) if crosses_obstacles(&path.waypoints, query) => None,
+        Ok(path)
+            if crosses_obstacles(
+                &query.obstacles,
+                &path.waypoints,
+                &query.mapping,
+                query.key.clearance(),
+                query.start.pixel(),
+            ) =>
+        {
+            None
+        }
         Ok(mut path) => {
             if let [a, b] = path.waypoints[..]
                 && a == b
@@ -287,23 +297,6 @@ fn traced(
         }
         Err(error) => Some(Err(error)),
     }
-}
-
-/// Whether a walk along `path` (mask points) passes over a pixel of one of `query`'s
-/// obstacles (those covering its start aside).
-fn crosses_obstacles(path: &[Point], query: &PlanQuery) -> bool {
-    let clearance = query.key.clearance();
-    let near: Vec<(Entity, Obstacle)> = query
-        .obstacles
-        .iter()
-        .filter(|(_, o)| o.near_path(path, clearance))
-        .copied()
-        .collect();
-    !near.is_empty()
-        && rasterise(&near, &query.mapping, clearance)
-            .0
-            .first_on_path(path, query.start.pixel())
-            .is_some()
 }
 
 /// What the planner holds and has under way, for monitoring and tests.

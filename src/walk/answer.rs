@@ -8,7 +8,6 @@ use bevy::tasks::block_on;
 use bevy::tasks::futures::check_ready;
 use walkmask::Point;
 use walkmask::los::line_of_sight;
-use walkmask::obstacles::Obstacle;
 
 use super::end::{answer_cancelled, answer_unreachable, end_walk, start_pending};
 use super::job::{
@@ -18,7 +17,7 @@ use super::job::{
 use super::obstacle_watch::{ObstacleWatch, bending};
 use super::start::start_jobs;
 use super::timing::PlanClock;
-use crate::obstacle::rasterise;
+use crate::obstacle::crosses_obstacles;
 use crate::outcome::{Outcome, PathReady, PathReplanned, StopReason, emit};
 use crate::placement::{entity_world_xy, set_entity_world_xy};
 use crate::plan::basis::PlanBasis;
@@ -143,23 +142,13 @@ pub(super) fn straight_on(position: Vec2, here: Point, path: &PlannedPath) -> Op
 /// Whether the straight step from `here` to `next` (mask points) keeps out of the
 /// obstacles the path was planned among (those covering `here` aside).
 pub(super) fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -> bool {
-    if path.obstacles.is_empty() {
-        return true;
-    }
-    let clearance = path.grid.clearance();
-    let near: Vec<(Entity, Obstacle)> = path
-        .obstacles
-        .iter()
-        .filter(|(_, o)| o.near_segment(here, next, clearance))
-        .copied()
-        .collect();
-    if near.is_empty() {
-        return true;
-    }
-    let (obstacles, _) = rasterise(&near, &path.mapping, clearance);
-    obstacles
-        .first_on_path(&[here, next], here.pixel())
-        .is_none()
+    !crosses_obstacles(
+        &path.obstacles,
+        &[here, next],
+        &path.mapping,
+        path.grid.clearance(),
+        here.pixel(),
+    )
 }
 
 /// Applies a job's answer, unless the job was replaced or the walker is gone; then

@@ -142,7 +142,6 @@ pub(crate) fn replan_for_obstacles(
         rasters,
         near,
     } = &mut *cache;
-    let mut rest: Vec<walkmask::Point> = Vec::new();
     for (entity, walker, transform, child_of, path, planned_on, mut watch) in &mut walkers {
         if watch.generation == generation || now < watch.quiet_until {
             continue;
@@ -160,19 +159,17 @@ pub(crate) fn replan_for_obstacles(
             let p = to_mask.transform_point2(p);
             walkmask::Point::new(p.x, p.y)
         };
-        rest.clear();
-        rest.extend(world.iter().map(|&p| mask_point(p)));
-        // The stretch within the look-ahead, and the destination.
+        // The stretch within the look-ahead, and the destination: the rest of the walk
+        // is looked at once it comes within the look-ahead.
         let look_ahead = if walker.speed.is_finite() {
             walker.speed.max(0.0) * tuning.obstacle_lookahead_seconds
         } else {
             0.0
         };
-        let ahead: Vec<walkmask::Point> = path_prefix(&world, look_ahead)
-            .into_iter()
-            .map(mask_point)
-            .collect();
-        let end = rest[rest.len() - 1..].to_vec();
+        let ahead_world = path_prefix(&world, look_ahead);
+        let goes_beyond = ahead_world.len() < world.len() || ahead_world.last() != world.last();
+        let ahead: Vec<walkmask::Point> = ahead_world.into_iter().map(mask_point).collect();
+        let end = [mask_point(world[world.len() - 1])];
         let mut check = PathCheck {
             current: rooms.room(&layout, basis.room, &mapping),
             rasters: &mut *rasters,
@@ -183,7 +180,7 @@ pub(crate) fn replan_for_obstacles(
             mapping,
             clearance,
             generation,
-            standing_on: rest[0].pixel(),
+            standing_on: ahead[0].pixel(),
         };
         // Only the look-ahead and the destination are looked at; a walk that goes on
         // beyond the look-ahead is looked at again next frame, whether or not anything
@@ -209,7 +206,6 @@ pub(crate) fn replan_for_obstacles(
                 .0
                 .first_on_path(&ahead, standing_on)
                 .is_some();
-        let goes_beyond = ahead.len() < rest.len() || ahead.last() != rest.last();
         if goes_beyond && !(blocked || freed) {
             watch.generation = generation.wrapping_sub(1);
         }
