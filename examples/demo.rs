@@ -23,12 +23,15 @@
 //! `walkmask_demo.png`) and exits.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use bevy::asset::AssetMetaCheck;
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::sprite::Anchor;
 use bevy::window::{CursorIcon, PrimaryWindow, SystemCursorIcon};
+use bevy_walkmask::NavGridCache;
 use bevy_walkmask::prelude::*;
 
 /// Size of the room picture in pixels (= world units; the room sprite is centred).
@@ -51,6 +54,13 @@ const WAITER_PAUSE: f32 = 1.5;
 /// The furniture layers and the line that decides whether the avatar is behind them.
 const PROPS: &str = include_str!("../assets/rooms/props.txt");
 
+/// The assets that come with a `.meta` file (their loader settings).
+const META_FILES: [&str; 3] = [
+    "rooms/lobby.walk.png",
+    "rooms/lobby_half.walk.png",
+    "rooms/lobby.scale.png",
+];
+
 /// The scale map's range (see the generator): grey 0 and grey 255. Its grey levels
 /// follow the painted perspective: a 1.7 m person at each floor row, in frames 230
 /// pixels from hair to sole.
@@ -60,14 +70,28 @@ fn main() {
     let script =
         std::env::var_os("WALKMASK_DEMO_SCRIPT").is_some_and(|v| v != "0" && !v.is_empty());
     let mut app = App::new();
-    app.add_plugins(DefaultPlugins.set(WindowPlugin {
-        primary_window: Some(Window {
-            title: "bevy_walkmask demo".into(),
-            resolution: (1280, 720).into(),
-            ..default()
-        }),
-        ..default()
-    }))
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "bevy_walkmask demo".into(),
+                    resolution: (1280, 720).into(),
+                    // In the browser: the page's canvas, filling its parent.
+                    canvas: Some("#walkmask-demo".into()),
+                    fit_canvas_to_parent: true,
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(AssetPlugin {
+                // Only these assets have `.meta` files: asking for the others would
+                // be a failed request per asset on the web.
+                meta_check: AssetMetaCheck::Paths(
+                    META_FILES.iter().map(|&path| path.into()).collect(),
+                ),
+                ..default()
+            }),
+    )
     .add_plugins((WalkmaskPlugin::default(), WalkmaskDebugPlugin))
     .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.09)))
     .insert_resource(WalkmaskDebug { enabled: false })
@@ -85,6 +109,8 @@ fn main() {
                 .after(WalkmaskSystems::Poll),
             click_marker,
             hover_preview,
+            announce_ready,
+            log_builds,
             pace_waiter.before(WalkmaskSystems::Plan),
             steer_with_arrows.before(WalkmaskSystems::Move),
         ),
@@ -558,6 +584,55 @@ fn update_texts(
             text.0 = line.clone();
         }
     }
+}
+
+/// Logs `ready` once the room's picture and walk mask have loaded: from then on a
+/// click walks (the browser test waits for this line).
+fn announce_ready(
+    mut done: Local<bool>,
+    time: Res<Time<Real>>,
+    room: Res<Room>,
+    masks: Res<Assets<WalkMask>>,
+    assets: Res<AssetServer>,
+    sprites: Query<&Sprite>,
+) {
+    if *done || !masks.contains(&room.full) {
+        return;
+    }
+    let Ok(sprite) = sprites.get(room.entity) else {
+        return;
+    };
+    if !assets.is_loaded_with_dependencies(&sprite.image) {
+        return;
+    }
+    *done = true;
+    let size = masks.get(&room.full).map(|m| m.size()).unwrap_or_default();
+    info!(
+        "ready: room {} x {} loaded in {:.0} ms",
+        size.x,
+        size.y,
+        time.elapsed_secs_f64() * 1000.0
+    );
+}
+
+/// Logs how long each grid and subgoal index build took (on the web they run on the
+/// main thread between frames).
+fn log_builds(cache: Res<NavGridCache>, mut seen: Local<(Option<Duration>, Option<Duration>)>) {
+    let stats = cache.stats();
+    if stats.last_grid_build != seen.0
+        && let Some(took) = stats.last_grid_build
+    {
+        info!("grid built in {:.1} ms", took.as_secs_f64() * 1000.0);
+    }
+    if stats.last_index_build != seen.1
+        && let Some(took) = stats.last_index_build
+    {
+        info!(
+            "subgoal index built in {:.1} ms",
+            took.as_secs_f64() * 1000.0
+        );
+    }
+    *seen = (stats.last_grid_build, stats.last_index_build);
 }
 
 /// A small ring where the player clicked (the debug overlay draws its own).

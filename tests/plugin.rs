@@ -816,10 +816,16 @@ fn prepared_grids_get_a_search_index_that_requests_use() {
             wait_for(&mut app, LOAD_UPDATES, |w| indexed(w) == 1);
             let stats = app.world().resource::<NavGridCache>().stats();
             assert!(stats.index_bytes > 0, "{stats:?}");
+            assert!(stats.last_index_build.is_some(), "{stats:?}");
         } else {
             run(&mut app, 20);
             assert_eq!(indexed(app.world_mut()), 0);
+            let stats = app.world().resource::<NavGridCache>().stats();
+            assert_eq!(stats.last_index_build, None, "{stats:?}");
         }
+        // The grid build was timed either way.
+        let stats = app.world().resource::<NavGridCache>().stats();
+        assert!(stats.last_grid_build.is_some(), "{stats:?}");
         let searched = spawn_walker(&mut app, Walker::new(1.0), px(10, 10));
         request(&mut app, searched, px(50, 10));
         run_until(&mut app, 100, ready(searched));

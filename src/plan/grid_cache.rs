@@ -2,8 +2,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
+use std::time::Duration;
 use walkmask::subgoal::IndexPolicy;
 use walkmask::{AreaSet, NavGrid};
 
@@ -129,6 +131,9 @@ struct Inner {
     misses: u64,
     /// Whether built grids get a subgoal index.
     search_index: bool,
+    /// How long the last grid build and the last index build took.
+    last_grid_build: Option<Duration>,
+    last_index_build: Option<Duration>,
 }
 
 /// Counters of the [`NavGridCache`].
@@ -156,6 +161,12 @@ pub struct GridCacheStats {
     pub indexed: usize,
     /// Bytes held by those indexes (most masks: well under 1 per pixel).
     pub index_bytes: usize,
+    /// How long the last grid build took (areas, clearance and edges), on whichever
+    /// thread built it. On the web that is the main thread, between two frames.
+    pub last_grid_build: Option<Duration>,
+    /// How long the last subgoal index build took (`None` until one is built; masks
+    /// whose index does not pay get none).
+    pub last_index_build: Option<Duration>,
 }
 
 /// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
@@ -252,6 +263,8 @@ impl NavGridCache {
             budget_bytes: inner.budget,
             indexed: indexes.len(),
             index_bytes: indexes.iter().sum(),
+            last_grid_build: inner.last_grid_build,
+            last_index_build: inner.last_index_build,
         }
     }
 
@@ -306,6 +319,7 @@ impl NavGridCache {
             }
         };
         let mut built = false;
+        let started = Instant::now();
         let grid = cell
             .get_or_init(|| {
                 built = true;
@@ -316,6 +330,7 @@ impl NavGridCache {
         // The grid's size is known once built: hold the budget to it.
         let index_it = built && {
             let mut inner = self.lock();
+            inner.last_grid_build = Some(started.elapsed());
             inner.evict();
             inner.search_index
         };
@@ -323,9 +338,12 @@ impl NavGridCache {
             let (indexed, cache) = (grid.clone(), self.clone());
             AsyncComputeTaskPool::get()
                 .spawn(async move {
+                    let started = Instant::now();
                     if indexed.build_index(IndexPolicy::WhenItPays).is_some() {
                         // So is its index's.
-                        cache.lock().evict();
+                        let mut inner = cache.lock();
+                        inner.last_index_build = Some(started.elapsed());
+                        inner.evict();
                     }
                 })
                 .detach();
