@@ -96,6 +96,7 @@ fn main() {
     .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.09)))
     .insert_resource(WalkmaskDebug { enabled: false })
     .init_resource::<Status>()
+    .init_resource::<Loaded>()
     .add_systems(Startup, setup)
     .add_systems(
         Update,
@@ -110,6 +111,7 @@ fn main() {
             click_marker,
             hover_preview,
             announce_ready,
+            prepare_gizmo_pipelines,
             log_builds,
             pace_waiter.before(WalkmaskSystems::Plan),
             steer_with_arrows.before(WalkmaskSystems::Move),
@@ -589,14 +591,14 @@ fn update_texts(
 /// Logs `ready` once the room's picture and walk mask have loaded: from then on a
 /// click walks (the browser test waits for this line).
 fn announce_ready(
-    mut done: Local<bool>,
+    mut done: ResMut<Loaded>,
     time: Res<Time<Real>>,
     room: Res<Room>,
     masks: Res<Assets<WalkMask>>,
     assets: Res<AssetServer>,
     sprites: Query<&Sprite>,
 ) {
-    if *done || !masks.contains(&room.full) {
+    if done.0 || !masks.contains(&room.full) {
         return;
     }
     let Ok(sprite) = sprites.get(room.entity) else {
@@ -605,7 +607,7 @@ fn announce_ready(
     if !assets.is_loaded_with_dependencies(&sprite.image) {
         return;
     }
-    *done = true;
+    done.0 = true;
     let size = masks.get(&room.full).map(|m| m.size()).unwrap_or_default();
     info!(
         "ready: room {} x {} loaded in {:.0} ms",
@@ -613,6 +615,23 @@ fn announce_ready(
         size.y,
         time.elapsed_secs_f64() * 1000.0
     );
+}
+
+/// Whether the room has loaded (see `announce_ready`).
+#[derive(Resource, Default)]
+struct Loaded(bool);
+
+/// Until the room has loaded, draws invisible gizmos of the kinds the game draws (a
+/// line strip, an ellipse), so that their render pipelines are made while the room
+/// loads and not at the first click. In a browser making a pipeline compiles its
+/// shaders on the main thread, a pause of a few hundred milliseconds.
+fn prepare_gizmo_pipelines(loaded: Res<Loaded>, mut gizmos: Gizmos) {
+    if loaded.0 {
+        return;
+    }
+    let clear = Color::NONE;
+    gizmos.linestrip_2d([Vec2::ZERO, Vec2::X, Vec2::ONE], clear);
+    gizmos.ellipse_2d(Vec2::ZERO, Vec2::new(2.0, 1.0), clear);
 }
 
 /// Logs how long each grid and subgoal index build took (on the web they run on the

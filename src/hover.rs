@@ -308,7 +308,7 @@ pub(crate) fn answer_hover(
                 let task = AsyncComputeTaskPool::get().spawn(async move {
                     match worker.trace_from(&field, &query) {
                         Some(result) => worker.output(query, grid, result),
-                        None => worker.plan(query),
+                        None => worker.plan(query).await,
                     }
                 });
                 work.query = Some((key, point, task, in_flight, HoverSource::WarmField));
@@ -322,7 +322,7 @@ pub(crate) fn answer_hover(
         let query = query();
         let worker = planner.clone();
         let in_flight = InFlight::new(&planner.planning);
-        let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
+        let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query).await });
         work.query = Some((key, point, task, in_flight, HoverSource::Query));
     }
 }

@@ -441,7 +441,7 @@ impl RoomView<'_, '_, '_> {
         let id = PathQueryId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let planner = self.query.planner.clone();
         let in_flight = InFlight::new(&planner.planning);
-        let task = AsyncComputeTaskPool::get().spawn(async move { planner.plan(query) });
+        let task = AsyncComputeTaskPool::get().spawn(async move { planner.plan(query).await });
         let mut pending = self.query.paths.0.lock().unwrap_or_else(|e| e.into_inner());
         pending.push(PendingPath {
             id,

@@ -6,6 +6,9 @@
 #     web/build.sh OUT_DIR    # writes OUT_DIR
 #     python3 -m http.server -d web/dist 8080    # then open http://localhost:8080
 #
+# WALKMASK_WEB_NAMES=1 keeps the wasm's function names (21 MB more): panics and
+# browser profiles then name Rust functions.
+#
 # Installs what it needs when it is missing: the rustup target, and the
 # wasm-bindgen CLI of the same version as the `wasm-bindgen` crate in Cargo.lock
 # (the two must match).
@@ -34,7 +37,11 @@ cargo build --profile "$profile" --example demo --target wasm32-unknown-unknown
 
 rm -rf "$out"
 mkdir -p "$out"
-wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name demo \
+names=(--remove-name-section)
+if [ "${WALKMASK_WEB_NAMES:-0}" = 1 ]; then
+    names=()
+fi
+wasm-bindgen --target web --no-typescript "${names[@]}" --out-dir "$out" --out-name demo \
     "$target_dir/wasm32-unknown-unknown/$profile/examples/demo.wasm"
 cp web/index.html "$out/"
 cp -R assets "$out/assets"

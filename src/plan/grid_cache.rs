@@ -70,6 +70,27 @@ struct Entry {
     estimate: usize,
     /// Whether a path query has used the grid (a warm-up may prepare it ahead).
     queried: bool,
+    /// Whether a task is building the grid in slices (on the web).
+    #[cfg(target_arch = "wasm32")]
+    building: bool,
+}
+
+/// Gives up a task's claim to build a grid in slices when the task ends, finished or
+/// dropped halfway.
+#[cfg(target_arch = "wasm32")]
+struct ReleaseClaim<'a> {
+    cache: &'a NavGridCache,
+    key: GridKey,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Drop for ReleaseClaim<'_> {
+    fn drop(&mut self) {
+        let mut inner = self.cache.lock();
+        if let Some(entry) = inner.entries.iter_mut().find(|e| e.key == self.key) {
+            entry.building = false;
+        }
+    }
 }
 
 impl Entry {
@@ -80,6 +101,8 @@ impl Entry {
             grid: Arc::new(OnceLock::new()),
             estimate: (w + 2) * (h + 2) * 4,
             queried,
+            #[cfg(target_arch = "wasm32")]
+            building: false,
         }
     }
 
@@ -112,13 +135,13 @@ impl Inner {
 
     /// A new entry for `key` (the most recently used), after dropping the grids of
     /// the mask's older pixels and those over the budget.
-    fn reserve(&mut self, key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> &Entry {
+    fn reserve(&mut self, key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> &mut Entry {
         // Grids of older pixels of the same asset are of no further use.
         self.entries
             .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
         self.entries.push(Entry::new(key, mask, queried));
         self.evict();
-        self.entries.last().expect("just pushed")
+        self.entries.last_mut().expect("just pushed")
     }
 }
 
@@ -290,6 +313,7 @@ impl NavGridCache {
 
     /// The grid for `key`, built from `mask` on the calling thread if needed.
     /// `query` says whether a path query (counted in the stats) or a warm-up asks.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn get_or_build(
         &self,
         key: GridKey,
@@ -327,28 +351,134 @@ impl NavGridCache {
                     .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
             })
             .clone();
-        // The grid's size is known once built: hold the budget to it.
-        let index_it = built && {
+        if built {
+            self.built(&grid, started.elapsed());
+        }
+        grid
+    }
+
+    /// The grid for `key`, built from `mask` if needed: [`get_or_build`](Self::get_or_build)
+    /// on the calling thread; on the web in slices between which the browser draws.
+    pub(crate) async fn grid(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+        query: bool,
+    ) -> NavGrid {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.get_or_build(key, mask, query)
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.get_or_build_in_slices(key, mask, query).await
+        }
+    }
+
+    /// [`get_or_build`](Self::get_or_build) on the web: the build gives the browser
+    /// its thread back every few milliseconds, and a task that needs a grid another
+    /// task is building waits for it without holding the thread.
+    #[cfg(target_arch = "wasm32")]
+    async fn get_or_build_in_slices(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+        query: bool,
+    ) -> NavGrid {
+        use crate::plan::browser_pause::{BrowserPause, next_browser_task};
+        let mut counted = false;
+        loop {
+            let (cell, claimed) = {
+                let mut inner = self.lock();
+                let count = query && !counted;
+                counted = true;
+                let found = inner.touch(key).map(|entry| {
+                    let queried_before = entry.queried;
+                    entry.queried |= query;
+                    let claimed = entry.grid.get().is_none() && !entry.building;
+                    entry.building |= claimed;
+                    (entry.grid.clone(), queried_before, claimed)
+                });
+                match found {
+                    Some((cell, queried_before, claimed)) => {
+                        if count && queried_before {
+                            inner.hits += 1;
+                        } else if count {
+                            inner.misses += 1;
+                        }
+                        (cell, claimed)
+                    }
+                    None => {
+                        inner.misses += u64::from(count);
+                        let entry = inner.reserve(key, mask, query);
+                        entry.building = true;
+                        (entry.grid.clone(), true)
+                    }
+                }
+            };
+            if let Some(grid) = cell.get() {
+                return grid.clone();
+            }
+            if !claimed {
+                // Another task is building it.
+                next_browser_task().await;
+                continue;
+            }
+            // Should this task be dropped mid-build, the next one to ask builds it.
+            let release = ReleaseClaim { cache: self, key };
+            let started = Instant::now();
+            let mut pause = BrowserPause::new();
+            let grid = match NavGrid::with_clearance_pausing(
+                mask.clone(),
+                key.areas,
+                key.clearance(),
+                &mut pause,
+            )
+            .await
+            {
+                Ok(grid) => grid,
+                Err(_) => NavGrid::new(mask.clone(), key.areas),
+            };
+            let grid = cell.get_or_init(|| grid).clone();
+            drop(release);
+            self.built(&grid, started.elapsed());
+            return grid;
+        }
+    }
+
+    /// Bookkeeping once `grid` is built: its time, the budget (its size is known
+    /// now), and its subgoal index started on the pool.
+    fn built(&self, grid: &NavGrid, took: Duration) {
+        let index_it = {
             let mut inner = self.lock();
-            inner.last_grid_build = Some(started.elapsed());
+            inner.last_grid_build = Some(took);
             inner.evict();
             inner.search_index
         };
-        if index_it {
-            let (indexed, cache) = (grid.clone(), self.clone());
-            AsyncComputeTaskPool::get()
-                .spawn(async move {
-                    let started = Instant::now();
-                    if indexed.build_index(IndexPolicy::WhenItPays).is_some() {
-                        // So is its index's.
-                        let mut inner = cache.lock();
-                        inner.last_index_build = Some(started.elapsed());
-                        inner.evict();
-                    }
-                })
-                .detach();
+        if !index_it {
+            return;
         }
-        grid
+        let (indexed, cache) = (grid.clone(), self.clone());
+        AsyncComputeTaskPool::get()
+            .spawn(async move {
+                let started = Instant::now();
+                #[cfg(not(target_arch = "wasm32"))]
+                let index = indexed.build_index(IndexPolicy::WhenItPays);
+                #[cfg(target_arch = "wasm32")]
+                let index = indexed
+                    .build_index_pausing(
+                        IndexPolicy::WhenItPays,
+                        &mut crate::plan::browser_pause::BrowserPause::new(),
+                    )
+                    .await;
+                if index.is_some() {
+                    // So is its index's.
+                    let mut inner = cache.lock();
+                    inner.last_index_build = Some(started.elapsed());
+                    inner.evict();
+                }
+            })
+            .detach();
     }
 
     /// The grid for `key` if it is built. If it is not, and no one is building it,
@@ -381,7 +511,7 @@ impl NavGridCache {
                 let (cache, pixels) = (self.clone(), mask.clone());
                 AsyncComputeTaskPool::get()
                     .spawn(async move {
-                        cache.get_or_build(key, &pixels, false);
+                        cache.grid(key, &pixels, false).await;
                     })
                     .detach();
                 match self.lookup_or_reserve(key, mask) {

@@ -5,7 +5,9 @@
 //!   share;
 //! * [`grid_cache`]: prepared grids ([`NavGridCache`]);
 //! * [`field_cache`]: warm distance fields and fields shared by crowds
-//!   ([`WarmFieldCache`]).
+//!   ([`WarmFieldCache`]);
+//! * `browser_pause` (on the web): grid and index builds in slices of a few
+//!   milliseconds, so that the browser draws frames in between.
 //!
 //! The walk lifecycle (`walk`) decides when to plan; this module knows nothing of it.
 //!
@@ -16,6 +18,8 @@
 //! runs pool tasks on the thread that spawns them, see the crate documentation).
 
 pub(crate) mod basis;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod browser_pause;
 pub(crate) mod field_cache;
 pub(crate) mod grid_cache;
 pub(crate) mod worker;

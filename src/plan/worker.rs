@@ -174,8 +174,8 @@ impl Planner {
     }
 
     /// Runs on a worker thread.
-    pub(crate) fn plan(&self, query: PlanQuery) -> PlanOutput {
-        let grid = self.cache.get_or_build(query.key, &query.mask, true);
+    pub(crate) async fn plan(&self, query: PlanQuery) -> PlanOutput {
+        let grid = self.cache.grid(query.key, &query.mask, true).await;
         if self.deterministic && self.cache.search_index() {
             // Waits for (or runs) the index build started with the grid.
             grid.build_index(IndexPolicy::WhenItPays);
@@ -259,8 +259,13 @@ impl Planner {
 
     /// Runs on a worker thread: fills and keeps the field for a walker standing at
     /// `source`.
-    pub(crate) fn warm_up(&self, key: GridKey, mask: &walkmask::WalkMask, source: (u32, u32)) {
-        let grid = self.cache.get_or_build(key, mask, false);
+    pub(crate) async fn warm_up(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+        source: (u32, u32),
+    ) {
+        let grid = self.cache.grid(key, mask, false).await;
         if grid.is_walkable(source.0, source.1) {
             self.fields.warm(&grid, source, || self.cache.grid_ids());
         }

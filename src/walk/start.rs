@@ -130,7 +130,7 @@ pub(crate) fn start_jobs(
             });
         let in_flight = InFlight::new(&planner.planning);
         let worker = planner.clone();
-        let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query) });
+        let task = AsyncComputeTaskPool::get().spawn(async move { worker.plan(query).await });
         job.state = JobState::Running {
             task,
             basis,

@@ -113,7 +113,7 @@ pub(crate) fn warm_fields(
         let pixels = mask.core().clone();
         let task = AsyncComputeTaskPool::get().spawn(async move {
             let _warming = warming;
-            worker.warm_up(key.grid, &pixels, key.pixel)
+            worker.warm_up(key.grid, &pixels, key.pixel).await
         });
         let task = Some(task);
         let refill = warm.as_ref().is_some_and(|warm| warm.key == key);

@@ -170,6 +170,14 @@ async function main() {
       console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
     };
 
+    // WALKMASK_WEB_PROFILE=FILE: a CPU profile of the whole run (Chrome's
+    // .cpuprofile format, with Rust function names), for finding what a long task was.
+    const profiler = process.env.WALKMASK_WEB_PROFILE ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.setSamplingInterval", { interval: 500 });
+      await profiler.send("Profiler.start");
+    }
     const ready = next(/^ready: /, 180_000, "the ready line");
     const navigated = Date.now();
     await page.goto(base);
@@ -250,6 +258,11 @@ async function main() {
     }
     await page.screenshot({ path: path.join(shots, "5_played.png") });
 
+    if (profiler) {
+      const { profile } = await profiler.send("Profiler.stop");
+      const origin = await page.evaluate(() => performance.timeOrigin);
+      fs.writeFileSync(process.env.WALKMASK_WEB_PROFILE, JSON.stringify({ ...profile, pageTimeOrigin: origin }));
+    }
     const longTasks = await page.evaluate(() => window.__longTasks);
     const frames = await page.evaluate((from) => window.__frames.filter((t) => t >= from), loadedAt);
     const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
@@ -270,6 +283,7 @@ async function main() {
       long_tasks_before_ready_max_ms: Math.max(0, ...longTasks.filter((t) => t.start < loadedAt).map((t) => t.duration)),
       long_tasks_after_ready: afterLoad.length,
       long_tasks_after_ready_ms: durations.map((d) => Math.round(d)),
+      long_tasks_after_ready_at_ms: afterLoad.map((t) => [Math.round(t.start), Math.round(t.duration)]),
       frame_interval_ms: { median: at(0.5), p99: at(0.99), max: gaps.length ? Math.round(gaps[gaps.length - 1]) : null, frames: gaps.length },
       builds,
       demo_lines: lines.length,

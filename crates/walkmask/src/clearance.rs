@@ -15,6 +15,8 @@
 //! that qualify; every later step of a query (fill, trace, line of sight, snapping,
 //! the taut step) then sees the widened obstacles without knowing of them.
 
+use crate::pause::{NeverPause, Pause, checkpoint, run_through};
+
 /// Extra distance added to a walker's radius so that whole pixels, not just their
 /// centres, keep within half a pixel of the radius: `(√2 − 1) / 2`.
 pub const PIXEL_SLACK: f64 = (std::f64::consts::SQRT_2 - 1.0) / 2.0;
@@ -64,53 +66,92 @@ pub fn squared_distances(blocked: &[bool], width: usize, height: usize) -> Vec<u
     squared_distances_by(width, height, |i| blocked[i])
 }
 
-/// [`squared_distances`] with the blocked test as a function of the cell index.
-pub(crate) fn squared_distances_by(
+/// [`squared_distances`] with the blocked test as a function of the cell index,
+/// stopping once a row wherever `pause` asks ([`crate::pause`]).
+pub(crate) async fn squared_distances_pausing(
     width: usize,
     height: usize,
     blocked: impl Fn(usize) -> bool,
+    pause: &mut impl Pause,
 ) -> Vec<u32> {
     assert!(width > 0 && height > 0, "an empty grid has no distances");
     // Columns: distance to the nearest blocked cell above or below, in cells, row by
     // row (each pass reads the grid in memory order, keeping one value per column).
     // Capping the input at C caps the output at C exactly: the cell itself is a
     // candidate root at horizontal distance 0, so min(d, C) comes out.
-    const FAR: u32 = u32::MAX;
     let mut d = vec![FAR; width * height];
     let mut last: Vec<u32> = vec![FAR; width]; // row of the last blocked cell seen
     for (y, row) in d.chunks_exact_mut(width).enumerate() {
-        for (x, out) in row.iter_mut().enumerate() {
-            if blocked(y * width + x) {
-                last[x] = y as u32;
-                *out = 0;
-            } else if last[x] != FAR {
-                *out = y as u32 - last[x];
-            }
-        }
+        down_row(row, y, &mut last, |x| blocked(y * width + x));
+        checkpoint(pause).await;
     }
     last.fill(FAR);
     for (y, row) in d.chunks_exact_mut(width).enumerate().rev() {
-        for (x, out) in row.iter_mut().enumerate() {
-            if *out == 0 {
-                last[x] = y as u32;
-            } else if last[x] != FAR {
-                *out = (*out).min(last[x] - y as u32);
-            }
-        }
-    }
-    for (i, out) in d.iter_mut().enumerate() {
-        assert!(*out != FAR, "column {} has no blocked cell", i % width);
-        *out = (*out as u64 * *out as u64).min(DISTANCE_CAP as u64) as u32;
+        up_row(row, y, &mut last);
+        checkpoint(pause).await;
     }
     // Rows: the lower envelope of the parabolas (q - x)^2 + f(q), in exact integer
     // arithmetic: 64-bit while products stay below 2^63 (rows up to 65 536 cells),
     // else 128-bit.
     if width <= 1 << 16 {
-        lower_envelopes::<i64>(&mut d, width, 1 << 40);
+        let mut envelope = LowerEnvelope::<i64>::new(width, 1 << 40);
+        for row in d.chunks_exact_mut(width) {
+            envelope.apply(row);
+            checkpoint(pause).await;
+        }
     } else {
-        lower_envelopes::<i128>(&mut d, width, 1 << 90);
+        let mut envelope = LowerEnvelope::<i128>::new(width, 1 << 90);
+        for row in d.chunks_exact_mut(width) {
+            envelope.apply(row);
+            checkpoint(pause).await;
+        }
     }
     d
+}
+
+/// No blocked cell seen yet in a column.
+const FAR: u32 = u32::MAX;
+
+/// The pass down the columns, row `y`: distance to the last blocked cell above.
+#[inline]
+fn down_row(row: &mut [u32], y: usize, last: &mut [u32], blocked: impl Fn(usize) -> bool) {
+    for (x, (out, last)) in row.iter_mut().zip(last.iter_mut()).enumerate() {
+        if blocked(x) {
+            *last = y as u32;
+            *out = 0;
+        } else if *last != FAR {
+            *out = y as u32 - *last;
+        }
+    }
+}
+
+/// The pass up the columns, row `y`: the nearer of the blocked cells above and below,
+/// squared.
+#[inline]
+fn up_row(row: &mut [u32], y: usize, last: &mut [u32]) {
+    for (x, (out, last)) in row.iter_mut().zip(last.iter_mut()).enumerate() {
+        if *out == 0 {
+            *last = y as u32;
+        } else if *last != FAR {
+            *out = (*out).min(*last - y as u32);
+        }
+        assert!(*out != FAR, "column {x} has no blocked cell");
+        *out = (*out as u64 * *out as u64).min(DISTANCE_CAP as u64) as u32;
+    }
+}
+
+/// [`squared_distances`] with the blocked test as a function of the cell index.
+pub(crate) fn squared_distances_by(
+    width: usize,
+    height: usize,
+    blocked: impl Fn(usize) -> bool,
+) -> Vec<u32> {
+    run_through(squared_distances_pausing(
+        width,
+        height,
+        blocked,
+        &mut NeverPause,
+    ))
 }
 
 /// The integers the row pass computes in.
@@ -127,19 +168,36 @@ trait Exact:
 impl Exact for i64 {}
 impl Exact for i128 {}
 
-/// Replaces each row of `d` (squared column distances) by the squared distance to the
-/// nearest blocked cell: the lower envelope of the parabolas rooted at its cells.
-/// `far` must exceed every intersection and stay exact times a denominator.
-fn lower_envelopes<T: Exact>(d: &mut [u32], width: usize, far: T) {
-    let mut f = vec![0u32; width];
-    let mut vertices = vec![0usize; width];
-    // Where parabola k of the envelope starts to be the lowest, as a fraction
-    // (numerator, denominator) so that every comparison is exact.
-    let mut starts: Vec<(T, T)> = vec![(T::from(0), T::from(1)); width + 1];
-    let (low, high) = ((T::from(0) - far, T::from(1)), (far, T::from(1)));
-    let int = |v: usize| T::from(v as i64);
-    for row in d.chunks_exact_mut(width) {
-        f.copy_from_slice(row);
+/// The row pass: replaces a row of squared column distances by the squared distance
+/// to the nearest blocked cell, the lower envelope of the parabolas rooted at its
+/// cells. Holds the work space for rows of one width.
+struct LowerEnvelope<T> {
+    f: Vec<u32>,
+    vertices: Vec<usize>,
+    /// Where parabola k of the envelope starts to be the lowest, as a fraction
+    /// (numerator, denominator) so that every comparison is exact.
+    starts: Vec<(T, T)>,
+    /// Beyond every intersection, and exact times a denominator.
+    far: T,
+}
+
+impl<T: Exact> LowerEnvelope<T> {
+    fn new(width: usize, far: T) -> Self {
+        Self {
+            f: vec![0u32; width],
+            vertices: vec![0usize; width],
+            starts: vec![(T::from(0), T::from(1)); width + 1],
+            far,
+        }
+    }
+
+    fn apply(&mut self, row: &mut [u32]) {
+        let width = row.len();
+        self.f.copy_from_slice(row);
+        let (f, vertices, starts): (&[u32], &mut [usize], &mut [(T, T)]) =
+            (&self.f, &mut self.vertices, &mut self.starts);
+        let (low, high) = ((T::from(0) - self.far, T::from(1)), (self.far, T::from(1)));
+        let int = |v: usize| T::from(v as i64);
         // The intersection of the parabolas rooted at q and v (v < q).
         let meet = |q: usize, v: usize| -> (T, T) {
             let (qi, vi) = (int(q), int(v));
@@ -174,6 +232,15 @@ fn lower_envelopes<T: Exact>(d: &mut [u32], width: usize, far: T) {
             let dx = x.abs_diff(v) as u64;
             *out = (dx * dx + f[v] as u64).min(DISTANCE_CAP as u64) as u32;
         }
+    }
+}
+
+/// Applies the row pass to each row of `d` (rows of `width` cells).
+#[cfg(test)]
+fn lower_envelopes<T: Exact>(d: &mut [u32], width: usize, far: T) {
+    let mut envelope = LowerEnvelope::new(width, far);
+    for row in d.chunks_exact_mut(width) {
+        envelope.apply(row);
     }
 }
 

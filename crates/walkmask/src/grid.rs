@@ -3,11 +3,15 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::clearance::{ClearanceError, check_radius, min_squared_distance, squared_distances_by};
+use crate::clearance::{
+    ClearanceError, check_radius, min_squared_distance, squared_distances_pausing,
+};
 use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
+use crate::pause::{NeverPause, PIXELS_BETWEEN_CHECKPOINTS, Pause, checkpoint, run_through};
 use crate::snap::EdgeIndex;
 use crate::subgoal::{
     IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals,
+    count_subgoals_pausing,
 };
 use crate::{AreaSet, Point, WalkMask};
 
@@ -68,6 +72,78 @@ impl std::fmt::Debug for NavGrid {
     }
 }
 
+/// A walkable pixel not yet given its region.
+const UNLABELLED: u32 = u32::MAX;
+
+/// Marks the pixels of one mask row whose area is enabled in `table`; returns how
+/// many.
+fn open_row(areas: &[u8], labels: &mut [u32], table: &[bool; 256]) -> usize {
+    let mut count = 0;
+    for (label, &a) in labels.iter_mut().zip(areas) {
+        if table[a as usize] {
+            *label = UNLABELLED;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Closes the pixels of one row that are nearer a blocked pixel than `least`
+/// (squared); returns how many.
+fn close_row(labels: &mut [u32], distances: &[u32], least: f64) -> usize {
+    let mut count = 0;
+    for (label, &d) in labels.iter_mut().zip(distances) {
+        if *label != 0 && (d as f64) < least {
+            *label = 0;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The region labelling, by 4-connected floods, a bounded piece at a time.
+struct Regions {
+    count: u32,
+    /// The next pixel to look at as the seed of a region.
+    next: usize,
+    stack: Vec<usize>,
+}
+
+impl Regions {
+    /// Labels about `budget` pixels (finishing the flood under way, then going on to
+    /// new seeds); returns whether every pixel is labelled.
+    fn label_some(&mut self, labels: &mut [u32], pw: usize, budget: usize) -> bool {
+        let mut work = 0usize;
+        loop {
+            while let Some(i) = self.stack.pop() {
+                for n in [i - 1, i + 1, i - pw, i + pw] {
+                    if labels[n] == UNLABELLED {
+                        labels[n] = self.count;
+                        self.stack.push(n);
+                    }
+                }
+                work += 1;
+                if work >= budget {
+                    return false;
+                }
+            }
+            while self.next < labels.len() && labels[self.next] != UNLABELLED {
+                self.next += 1;
+                work += 1;
+                if work >= budget {
+                    return false;
+                }
+            }
+            if self.next == labels.len() {
+                return true;
+            }
+            self.count += 1;
+            labels[self.next] = self.count;
+            self.stack.push(self.next);
+        }
+    }
+}
+
 impl NavGrid {
     /// Prepares `mask` for queries that see only the areas in `areas`. Linear in the
     /// number of pixels; the mask itself is shared, not copied.
@@ -101,51 +177,60 @@ impl NavGrid {
         Ok(Self::build(mask, areas, check_radius(radius)?))
     }
 
+    /// [`NavGrid::with_clearance`] as a future that stops wherever `pause` asks
+    /// ([`crate::pause`]): once a row in each pass, and every few thousand pixels of
+    /// the region labelling. The grid is the same.
+    pub async fn with_clearance_pausing(
+        mask: WalkMask,
+        areas: AreaSet,
+        radius: f32,
+        pause: &mut impl Pause,
+    ) -> Result<Self, ClearanceError> {
+        let radius = check_radius(radius)?;
+        Ok(Self::build_pausing(mask, areas, radius, pause).await)
+    }
+
     fn build(mask: WalkMask, areas: AreaSet, clearance: f32) -> Self {
+        run_through(Self::build_pausing(mask, areas, clearance, &mut NeverPause))
+    }
+
+    async fn build_pausing(
+        mask: WalkMask,
+        areas: AreaSet,
+        clearance: f32,
+        pause: &mut impl Pause,
+    ) -> Self {
         let (w, h) = (mask.width() as usize, mask.height() as usize);
         let pw = w + 2;
         let table = areas.lookup_table();
-        const UNLABELLED: u32 = u32::MAX;
         let mut labels = vec![0u32; pw * (h + 2)];
         let mut walkable_count = 0;
-        for (y, row) in mask.areas().chunks_exact(w).enumerate() {
-            let base = (y + 1) * pw + 1;
-            for (x, &a) in row.iter().enumerate() {
-                if table[a as usize] {
-                    labels[base + x] = UNLABELLED;
-                    walkable_count += 1;
-                }
-            }
+        for (areas, labels) in mask
+            .areas()
+            .chunks_exact(w)
+            .zip(labels[pw..].chunks_exact_mut(pw))
+        {
+            walkable_count += open_row(areas, &mut labels[1..=w], &table);
+            checkpoint(pause).await;
         }
         if clearance > 0.0 {
-            let distances = squared_distances_by(pw, h + 2, |i| labels[i] == 0);
+            let distances = squared_distances_pausing(pw, h + 2, |i| labels[i] == 0, pause).await;
             let least = min_squared_distance(clearance);
-            for (label, &d) in labels.iter_mut().zip(&distances) {
-                if *label != 0 && (d as f64) < least {
-                    *label = 0;
-                    walkable_count -= 1;
-                }
+            for (labels, distances) in labels.chunks_mut(pw).zip(distances.chunks(pw)) {
+                walkable_count -= close_row(labels, distances, least);
+                checkpoint(pause).await;
             }
         }
-        let mut region_count = 0u32;
-        let mut stack: Vec<usize> = Vec::new();
-        for start in 0..labels.len() {
-            if labels[start] != UNLABELLED {
-                continue;
-            }
-            region_count += 1;
-            labels[start] = region_count;
-            stack.push(start);
-            while let Some(i) = stack.pop() {
-                for n in [i - 1, i + 1, i - pw, i + pw] {
-                    if labels[n] == UNLABELLED {
-                        labels[n] = region_count;
-                        stack.push(n);
-                    }
-                }
-            }
+        let mut regions = Regions {
+            count: 0,
+            next: 0,
+            stack: Vec::new(),
+        };
+        while !regions.label_some(&mut labels, pw, PIXELS_BETWEEN_CHECKPOINTS) {
+            checkpoint(pause).await;
         }
-        let edges = EdgeIndex::new(&labels, w, h, region_count);
+        let region_count = regions.count;
+        let edges = EdgeIndex::new_pausing(&labels, w, h, region_count, pause).await;
         let open = labels.iter().map(|&l| u8::from(l != 0)).collect();
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Self {
@@ -281,6 +366,38 @@ impl NavGrid {
                 pays.then(|| SubgoalGraph::build(self))
             })
             .as_ref()
+    }
+
+    /// [`NavGrid::build_index`] as a future that stops wherever `pause` asks
+    /// ([`crate::pause`]). The index is built outside the grid's lock: if another
+    /// caller finishes first, its index is kept and this one's dropped (the two are
+    /// the same). Returns the grid's index either way.
+    pub async fn build_index_pausing(
+        &self,
+        policy: IndexPolicy,
+        pause: &mut impl Pause,
+    ) -> Option<&SubgoalGraph> {
+        if let Some(decided) = self.inner.index.get() {
+            return decided.as_ref();
+        }
+        let pixels = self.width() as u64 * self.height() as u64;
+        let built = if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
+            None
+        } else {
+            let pays = match policy {
+                IndexPolicy::Always => true,
+                IndexPolicy::WhenItPays => {
+                    count_subgoals_pausing(self, pause).await * WALKABLE_PIXELS_PER_SUBGOAL
+                        <= self.walkable_count()
+                }
+            };
+            if pays {
+                Some(SubgoalGraph::build_pausing(self, pause).await)
+            } else {
+                None
+            }
+        };
+        self.inner.index.get_or_init(|| built).as_ref()
     }
 
     /// The search index, if [`NavGrid::build_index`] has built one.

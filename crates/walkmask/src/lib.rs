@@ -48,6 +48,7 @@ pub mod los;
 pub mod mask;
 mod mask_decode;
 pub mod obstacles;
+pub mod pause;
 pub mod query;
 pub mod simplify;
 pub mod smooth;

@@ -191,31 +191,45 @@ pub(crate) struct EdgeIndex {
     region_pixels: Vec<u32>,
 }
 
+/// Appends the x of row `y`'s edge pixels (walkable, with a blocked 4-neighbour) to
+/// `row_x` and counts them per region.
+fn edge_row(labels: &[u32], pw: usize, y: usize, row_x: &mut Vec<u32>, per_region: &mut [u32]) {
+    let base = (y + 1) * pw + 1;
+    for x in 0..pw - 2 {
+        let i = base + x;
+        let label = labels[i];
+        if label != 0
+            && (labels[i - 1] == 0
+                || labels[i + 1] == 0
+                || labels[i - pw] == 0
+                || labels[i + pw] == 0)
+        {
+            row_x.push(x as u32);
+            per_region[label as usize + 1] += 1;
+        }
+    }
+}
+
 impl EdgeIndex {
     /// Indexes the edges of padded region `labels` (`width x height` inside a
-    /// one-pixel border) with `regions` regions.
-    pub(crate) fn new(labels: &[u32], width: usize, height: usize, regions: u32) -> Self {
+    /// one-pixel border) with `regions` regions, stopping once a row wherever `pause`
+    /// asks ([`crate::pause`]).
+    pub(crate) async fn new_pausing(
+        labels: &[u32],
+        width: usize,
+        height: usize,
+        regions: u32,
+        pause: &mut impl crate::pause::Pause,
+    ) -> Self {
         let pw = width + 2;
         let mut row_start = Vec::with_capacity(height + 1);
         let mut row_x = Vec::new();
         let mut per_region = vec![0u32; regions as usize + 2];
         row_start.push(0);
         for y in 0..height {
-            let base = (y + 1) * pw + 1;
-            for x in 0..width {
-                let i = base + x;
-                let label = labels[i];
-                if label != 0
-                    && (labels[i - 1] == 0
-                        || labels[i + 1] == 0
-                        || labels[i - pw] == 0
-                        || labels[i + pw] == 0)
-                {
-                    row_x.push(x as u32);
-                    per_region[label as usize + 1] += 1;
-                }
-            }
+            edge_row(labels, pw, y, &mut row_x, &mut per_region);
             row_start.push(row_x.len() as u32);
+            crate::pause::checkpoint(pause).await;
         }
         // Counting sort by region; a row-major scan keeps each region row-major.
         for r in 1..per_region.len() {

@@ -45,6 +45,7 @@ use std::collections::BinaryHeap;
 
 use crate::NavGrid;
 use crate::fill::octile;
+use crate::pause::{NeverPause, Pause, checkpoint, run_through};
 
 /// When [`NavGrid::build_index`] builds a [`SubgoalGraph`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -217,12 +218,25 @@ fn octile_between(a: (u16, u16), b: (u16, u16)) -> u32 {
 /// Counts the subgoals of `grid` without building anything (one pass over its
 /// walkability).
 pub fn count_subgoals(grid: &NavGrid) -> usize {
+    run_through(count_subgoals_pausing(grid, &mut NeverPause))
+}
+
+/// [`count_subgoals`], stopping once a row wherever `pause` asks.
+pub(crate) async fn count_subgoals_pausing(grid: &NavGrid, pause: &mut impl Pause) -> usize {
     let open = grid.open_cells();
     let pw = grid.padded_width();
-    (pw..open.len() - pw)
-        .filter(|&i| open[i] != 0 && is_corner_cell(open, pw, i))
-        .count()
+    let mut count = 0;
+    for row in 1..open.len() / pw - 1 {
+        count += (row * pw..(row + 1) * pw)
+            .filter(|&i| open[i] != 0 && is_corner_cell(open, pw, i))
+            .count();
+        checkpoint(pause).await;
+    }
+    count
 }
+
+/// Subgoals scanned between two looks at a build's [`Pause`].
+const SUBGOALS_BETWEEN_CHECKPOINTS: usize = 32;
 
 /// A node's search state; `cost` and `parent` are valid where `stamp` is the
 /// query's generation, and the node is expanded where `closed` is.
@@ -303,17 +317,30 @@ impl SubgoalGraph {
     /// When a side of the mask is larger than [`MAX_SIDE`]; [`NavGrid::build_index`]
     /// checks it first.
     pub fn build(grid: &NavGrid) -> Self {
+        run_through(Self::build_pausing(grid, &mut NeverPause))
+    }
+
+    /// [`SubgoalGraph::build`], stopping wherever `pause` asks ([`crate::pause`]):
+    /// once a row or column of the mask, and once every few dozen subgoals scanned.
+    /// The graph is the same.
+    ///
+    /// # Panics
+    /// As [`SubgoalGraph::build`].
+    pub async fn build_pausing(grid: &NavGrid, pause: &mut impl Pause) -> Self {
         assert!(grid.width() <= MAX_SIDE && grid.height() <= MAX_SIDE);
         let open = grid.open_cells();
         let pw = grid.padded_width();
         let ph = open.len() / pw;
         let mut bits = vec![0u64; open.len().div_ceil(64)];
         let mut cells = Vec::new();
-        for i in pw..open.len() - pw {
-            if open[i] != 0 && is_corner_cell(open, pw, i) {
-                bits[i / 64] |= 1 << (i % 64);
-                cells.push(i as u32);
+        for row in 1..ph - 1 {
+            for i in row * pw..(row + 1) * pw {
+                if open[i] != 0 && is_corner_cell(open, pw, i) {
+                    bits[i / 64] |= 1 << (i % 64);
+                    cells.push(i as u32);
+                }
             }
+            checkpoint(pause).await;
         }
         let mut rank = Vec::with_capacity(bits.len());
         let mut before = 0u32;
@@ -337,6 +364,7 @@ impl SubgoalGraph {
                 }
             }
             rows.offsets.push(rows.at.len() as u32);
+            checkpoint(pause).await;
         }
         let mut columns = Stops::default();
         columns.offsets.push(0);
@@ -347,6 +375,7 @@ impl SubgoalGraph {
                 }
             }
             columns.offsets.push(columns.at.len() as u32);
+            checkpoint(pause).await;
         }
         let mut graph = SubgoalGraph {
             grid_id: grid.id(),
@@ -367,12 +396,14 @@ impl SubgoalGraph {
         // diagonal steps first, is the one the scan found open; sorted, that entry
         // comes first and is the one kept.
         let mut pairs: Vec<u64> = Vec::new();
-        for (s, &cell) in graph.cells.iter().enumerate() {
-            graph.scan(open, cell as usize, None, &mut |t| {
-                let t = graph.id_of(t) as u64;
-                pairs.push((s as u64) << 33 | t << 1);
-                pairs.push(t << 33 | (s as u64) << 1 | 1);
-            });
+        let subgoals = graph.cells.len();
+        for first in (0..subgoals).step_by(SUBGOALS_BETWEEN_CHECKPOINTS) {
+            graph.scan_subgoals(
+                open,
+                first..(first + SUBGOALS_BETWEEN_CHECKPOINTS).min(subgoals),
+                &mut pairs,
+            );
+            checkpoint(pause).await;
         }
         pairs.sort_unstable();
         pairs.dedup_by_key(|p| *p >> 1);
@@ -392,6 +423,18 @@ impl SubgoalGraph {
         graph.offsets = offsets;
         graph.neighbours = neighbours;
         graph
+    }
+
+    /// Scans from each subgoal of `ids` and appends both directions of every pair it
+    /// sees, `(owner << 33 | neighbour << 1 | flag)`, to `pairs`.
+    fn scan_subgoals(&self, open: &[u8], ids: std::ops::Range<usize>, pairs: &mut Vec<u64>) {
+        for s in ids {
+            self.scan(open, self.cells[s] as usize, None, &mut |t| {
+                let t = self.id_of(t) as u64;
+                pairs.push((s as u64) << 33 | t << 1);
+                pairs.push(t << 33 | (s as u64) << 1 | 1);
+            });
+        }
     }
 
     /// Number of subgoals.
