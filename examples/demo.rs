@@ -31,8 +31,8 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::sprite::Anchor;
 use bevy::window::{CursorIcon, PrimaryWindow, SystemCursorIcon};
-use bevy_walkmask::NavGridCache;
 use bevy_walkmask::prelude::*;
+use bevy_walkmask::{AnswerTiming, NavGridCache};
 
 /// Size of the room picture in pixels (= world units; the room sprite is centred).
 const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
@@ -92,7 +92,13 @@ fn main() {
                 ..default()
             }),
     )
-    .add_plugins((WalkmaskPlugin::default(), WalkmaskDebugPlugin))
+    .add_plugins((
+        WalkmaskPlugin {
+            answer_timing: answer_timing(),
+            ..default()
+        },
+        WalkmaskDebugPlugin,
+    ))
     .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.09)))
     .insert_resource(WalkmaskDebug { enabled: false })
     .init_resource::<Status>()
@@ -729,6 +735,28 @@ struct Script {
     step: u32,
     timer: f32,
     shot: PathBuf,
+}
+
+/// When answers land: as soon as they are ready, or, in a browser whose address says
+/// `?after-frames=N`, exactly `N` frames after their request (`AnswerTiming`; the
+/// browser test plays both).
+fn answer_timing() -> AnswerTiming {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let search = web_sys::window()
+            .and_then(|window| window.location().search().ok())
+            .unwrap_or_default();
+        let frames = search
+            .trim_start_matches('?')
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("after-frames="))
+            .and_then(|n| n.parse().ok());
+        if let Some(frames) = frames {
+            info!("answers land {frames} frames after their request");
+            return AnswerTiming::AfterFrames(frames);
+        }
+    }
+    AnswerTiming::WhenReady
 }
 
 /// Room pixel (y down) to world.

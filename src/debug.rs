@@ -129,6 +129,64 @@ struct MaskOverlay {
     mask: AssetId<WalkMask>,
     revision: u64,
     areas: WalkAreas,
+    /// Where each area's pixels are, so that toggling an area repaints only those.
+    runs: AreaRuns,
+}
+
+/// The runs of equal area ids along the rows of a mask, listed per area id: (first
+/// pixel index, length). Empty when the mask is too fragmented for the lists to pay
+/// (then a toggle repaints the whole image).
+#[derive(Default)]
+struct AreaRuns {
+    by_area: Vec<Vec<(u32, u32)>>,
+}
+
+impl AreaRuns {
+    /// Lists are kept while the runs are at most one per this many pixels.
+    const PIXELS_PER_RUN: usize = 8;
+
+    fn of(mask: &walkmask::WalkMask) -> Self {
+        let areas = mask.areas();
+        let mut by_area: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 256];
+        let mut runs = 0usize;
+        for (y, row) in areas.chunks_exact(mask.width() as usize).enumerate() {
+            let base = y * row.len();
+            let mut start = 0;
+            for x in 1..=row.len() {
+                if x == row.len() || row[x] != row[start] {
+                    by_area[row[start] as usize].push(((base + start) as u32, (x - start) as u32));
+                    runs += 1;
+                    if runs * Self::PIXELS_PER_RUN > areas.len() + 64 {
+                        return Self::default();
+                    }
+                    start = x;
+                }
+            }
+        }
+        Self { by_area }
+    }
+
+    /// Repaints in `rgba` (one RGBA pixel per mask pixel) the pixels of the areas whose
+    /// state differs between `before` and `after`; `false` when there are no lists.
+    fn repaint(&self, rgba: &mut [u8], before: WalkAreas, after: WalkAreas) -> bool {
+        if self.by_area.is_empty() {
+            return false;
+        }
+        for id in 1..=255u8 {
+            let enabled = after.contains(id);
+            if before.contains(id) == enabled {
+                continue;
+            }
+            let color = area_color(id, enabled);
+            for &(start, len) in &self.by_area[id as usize] {
+                let (start, end) = (start as usize * 4, (start + len) as usize * 4);
+                for pixel in rgba[start..end].chunks_exact_mut(4) {
+                    pixel.copy_from_slice(&color);
+                }
+            }
+        }
+        true
+    }
 }
 
 /// The tint of an area: a hue per id (golden-ratio steps), grey when disabled,
@@ -215,21 +273,34 @@ fn update_mask_overlays(
                         mask: room.mask.id(),
                         revision: mask.revision(),
                         areas: room.areas,
+                        runs: AreaRuns::of(mask.core()),
                     },
                     Name::new("walk mask overlay"),
                 ));
             }
             (Some((_, _, mut overlay, mut sprite, mut transform, mut visibility)), Some(mask)) => {
                 visibility.set_if_neq(Visibility::Inherited);
-                let stale = overlay.mask != room.mask.id()
-                    || overlay.revision != mask.revision()
-                    || overlay.areas != room.areas;
-                if stale {
+                let new_pixels =
+                    overlay.mask != room.mask.id() || overlay.revision != mask.revision();
+                if !new_pixels && overlay.areas != room.areas {
+                    // Areas toggled: repaint their pixels only.
+                    let repainted = match images.get_mut(&sprite.image) {
+                        Some(mut image) => image.data.as_mut().is_some_and(|rgba| {
+                            overlay.runs.repaint(rgba, overlay.areas, room.areas)
+                        }),
+                        None => false,
+                    };
+                    if repainted {
+                        overlay.areas = room.areas;
+                    }
+                }
+                if new_pixels || overlay.areas != room.areas {
                     sprite.image = images.add(overlay_image(mask.core(), room.areas));
                     *overlay = MaskOverlay {
                         mask: room.mask.id(),
                         revision: mask.revision(),
                         areas: room.areas,
+                        runs: AreaRuns::of(mask.core()),
                     };
                 }
                 let size = Some(mask.size().as_vec2() * room.scale);

@@ -12,14 +12,19 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{HoverSource, WarmFieldCache};
 use common::{
-    Log, deterministic, px, request, run, run_until, spawn_walker, wait_for, wall_room_app,
+    Log, Pace, deterministic, px, request, run, run_until, spawn_walker, wait_for, wall_room_app,
 };
 
 fn app(warm_fields: bool) -> (App, Entity) {
-    let (mut app, _) = wall_room_app(WalkmaskPlugin {
+    app_with(WalkmaskPlugin {
         warm_fields,
         ..deterministic()
-    });
+    })
+}
+
+/// The wall room with `plugin` and a player standing left of the wall.
+fn app_with(plugin: WalkmaskPlugin) -> (App, Entity) {
+    let (mut app, _) = wall_room_app(plugin);
     let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
     app.world_mut().entity_mut(player).insert(PlayerWalker);
     (app, player)
@@ -154,44 +159,60 @@ fn the_answer_is_for_the_player() {
 
 /// A walk longer than `WalkTuning::hover_trace_pixels` is not traced in the frame the
 /// pointer moves: once the pointer rests, it is traced from the warm field on the
-/// pool, and answers with the same walk as a short trace does.
+/// pool, and answers with the same walk as a short trace does. Under both paces
+/// (hover answers do not follow `AnswerTiming`; paced, the pool works between frames
+/// as in a game).
 #[test]
 fn a_long_walk_is_traced_on_the_pool_once_the_pointer_rests() {
-    let (mut app, _) = app(true);
-    wait_for(&mut app, 100_000, |w| {
-        w.resource::<WarmFieldCache>().stats().fills == 1
-    });
-    let target = px(50, 20);
-    hover_at(&mut app, Some(target));
-    app.update();
-    let in_frame = answer(&app).expect("a short walk is answered in the frame");
-    hover_at(&mut app, None);
-    app.update();
-    assert_eq!(answer(&app), None);
+    for pace in Pace::BOTH {
+        let (mut app, _) = app_with(WalkmaskPlugin {
+            warm_fields: true,
+            ..pace.plugin()
+        });
+        let mut clock = pace.clock();
+        clock.until(&mut app, 100_000, |w| {
+            w.resource::<WarmFieldCache>().stats().fills == 1
+        });
+        let target = px(50, 20);
+        hover_at(&mut app, Some(target));
+        clock.frame(&mut app);
+        let in_frame = answer(&app).expect("a short walk is answered in the frame");
+        hover_at(&mut app, None);
+        clock.frame(&mut app);
+        assert_eq!(answer(&app), None, "{pace:?}");
 
-    // The walk round the wall is some 60 pixels.
-    app.world_mut()
-        .resource_mut::<WalkTuning>()
-        .hover_trace_pixels = 10;
-    hover_at(&mut app, Some(target));
-    app.update();
-    assert_eq!(answer(&app), None, "no trace of a long walk in the frame");
-    run_until(&mut app, 100, |w| {
-        w.resource::<WalkHover>().answer.is_some()
-    });
-    let pooled = answer(&app).unwrap();
-    assert_eq!(pooled.source, HoverSource::WarmField);
-    assert_eq!(pooled.point, target);
-    assert!(same_path(
-        pooled.path.as_deref().unwrap(),
-        in_frame.path.as_deref().unwrap()
-    ));
+        // The walk round the wall is some 60 pixels.
+        app.world_mut()
+            .resource_mut::<WalkTuning>()
+            .hover_trace_pixels = 10;
+        hover_at(&mut app, Some(target));
+        clock.frame(&mut app);
+        assert_eq!(
+            answer(&app),
+            None,
+            "{pace:?}: no trace of a long walk in the frame"
+        );
+        clock.until(&mut app, 100, |w| {
+            w.resource::<WalkHover>().answer.is_some()
+        });
+        let pooled = answer(&app).unwrap();
+        assert_eq!(pooled.source, HoverSource::WarmField, "{pace:?}");
+        assert_eq!(pooled.point, target);
+        assert!(same_path(
+            pooled.path.as_deref().unwrap(),
+            in_frame.path.as_deref().unwrap()
+        ));
 
-    // A pointer that sweeps on every frame starts no long trace.
-    let before = app.world().resource::<WalkHover>().answer.clone();
-    for x in 40..50 {
-        hover_at(&mut app, Some(px(x, 30)));
-        app.update();
-        assert_eq!(app.world().resource::<WalkHover>().answer, before);
+        // A pointer that sweeps on every frame starts no long trace.
+        let before = app.world().resource::<WalkHover>().answer.clone();
+        for x in 40..50 {
+            hover_at(&mut app, Some(px(x, 30)));
+            clock.frame(&mut app);
+            assert_eq!(
+                app.world().resource::<WalkHover>().answer,
+                before,
+                "{pace:?}"
+            );
+        }
     }
 }

@@ -14,13 +14,18 @@ use bevy::prelude::*;
 use bevy_walkmask::OBSTACLE_REPLAN_SECONDS;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, position, px, request, run,
+    Kind, Log, Pace, add_log, add_mask, deterministic, headless_app, position, px, request, run,
     run_until, spawn_walker,
 };
 
 /// An open room (everything walkable), and the app.
 fn open_room() -> App {
-    let mut app = headless_app(deterministic());
+    open_room_with(deterministic())
+}
+
+/// An open 64 x 48 room with `plugin`.
+fn open_room_with(plugin: WalkmaskPlugin) -> App {
+    let mut app = headless_app(plugin);
     add_log(&mut app);
     let mask = add_mask(&mut app, 64, 48, |_, _| 1);
     app.world_mut().spawn(WalkRoom::new(mask));
@@ -163,41 +168,58 @@ fn an_obstacle_moved_across_the_path_re_plans_round_it() {
 /// the obstacle has not moved since, and never enters its footprint.
 #[test]
 fn an_obstacle_beyond_the_look_ahead_re_plans_only_once_the_walker_nears_it() {
-    let mut app = open_room();
-    // 10 units a second and a look-ahead of 2 s: 20 units ahead.
-    let walker = spawn_walker(&mut app, Walker::new(10.0), px(4, 24));
-    let cart = spawn_obstacle(&mut app, WalkObstacle::rect(Vec2::new(6.0, 6.0)), px(44, 4));
-    run(&mut app, 1);
-    request(&mut app, walker, px(60, 24));
-    run(&mut app, 1);
-    assert_eq!(remaining(&app, walker).len(), 2, "straight at first");
-    // The cart rolls onto the walk 40 units ahead and stops there.
-    let cart_at = px(44, 24);
-    app.world_mut()
-        .get_mut::<Transform>(cart)
-        .unwrap()
-        .translation = cart_at.extend(1.0);
-    run(&mut app, 10);
-    assert!(
-        app.world().resource::<Log>().replanned(walker).is_empty(),
-        "the cart is 40 units ahead, beyond the look-ahead"
-    );
-    let mut nearest = f32::INFINITY;
-    let frames = run_until(&mut app, 600, |w| {
-        !w.resource::<Log>().replanned(walker).is_empty()
-    });
-    let gap = cart_at.x - position(&app, walker).x;
-    assert!(
-        gap <= 20.0 + 3.0 + 2.0 && gap > 3.0,
-        "re-planned {gap} units short of the cart ({frames} frames)"
-    );
-    run_until(&mut app, 900, |w| {
-        let p = w.get::<Transform>(walker).unwrap().translation.truncate();
-        nearest = nearest.min((p - cart_at).abs().max_element());
-        w.get::<WalkPath>(walker).is_none()
-    });
-    assert!(nearest >= 3.0, "the walker entered the cart ({nearest})");
-    assert!(position(&app, walker).distance(px(60, 24)) < 1e-3);
+    for pace in Pace::BOTH {
+        let mut app = open_room_with(pace.plugin());
+        let mut clock = pace.clock();
+        // 10 units a second and a look-ahead of 2 s: 20 units ahead.
+        let walker = spawn_walker(&mut app, Walker::new(10.0), px(4, 24));
+        let cart = spawn_obstacle(&mut app, WalkObstacle::rect(Vec2::new(6.0, 6.0)), px(44, 4));
+        clock.frame(&mut app);
+        request(&mut app, walker, px(60, 24));
+        clock.until(&mut app, 300, |w| {
+            !w.resource::<Log>().ready(walker).is_empty()
+        });
+        assert_eq!(
+            remaining(&app, walker).len(),
+            2,
+            "{pace:?}: straight at first"
+        );
+        // The cart rolls onto the walk some 40 units ahead and stops there.
+        let cart_at = px(44, 24);
+        app.world_mut()
+            .get_mut::<Transform>(cart)
+            .unwrap()
+            .translation = cart_at.extend(1.0);
+        clock.frames(&mut app, 10);
+        assert!(
+            app.world().resource::<Log>().replanned(walker).is_empty(),
+            "{pace:?}: the cart is some 40 units ahead, beyond the look-ahead"
+        );
+        let mut nearest = f32::INFINITY;
+        let frames = clock.until(&mut app, 600, |w| {
+            !w.resource::<Log>().replanned(walker).is_empty()
+        });
+        // Re-planned once within the look-ahead (plus the cart's half width and the
+        // walk of the frames the answer took), and before reaching the cart.
+        let gap = cart_at.x - position(&app, walker).x;
+        assert!(
+            gap <= 20.0 + 3.0 + 2.0 && gap > 3.0,
+            "{pace:?}: re-planned {gap} units short of the cart ({frames} frames)"
+        );
+        clock.until(&mut app, 900, |w| {
+            let p = w.get::<Transform>(walker).unwrap().translation.truncate();
+            nearest = nearest.min((p - cart_at).abs().max_element());
+            w.get::<WalkPath>(walker).is_none()
+        });
+        assert!(
+            nearest >= 3.0,
+            "{pace:?}: the walker entered the cart ({nearest})"
+        );
+        assert!(
+            position(&app, walker).distance(px(60, 24)) < 1e-3,
+            "{pace:?}"
+        );
+    }
 }
 
 /// A click on a solid character (a request to its feet) walks up beside it: the

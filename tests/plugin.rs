@@ -841,7 +841,7 @@ fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
     let mut app = test_app();
     app.init_asset::<Image>();
     let mask = load_mask(&mut app, "generated/gate.walk.png");
-    let room = spawn_room(&mut app, WalkRoom::new(mask).with_scale(2.0));
+    let room = spawn_room(&mut app, WalkRoom::new(mask.clone()).with_scale(2.0));
     run(&mut app, 2);
     let children: Vec<Entity> = app
         .world()
@@ -866,6 +866,7 @@ fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
         "areas 1 and 2 differ"
     );
     assert_eq!(pixel(10, 10)[3], 89, "alpha 0.35");
+    let before = data.to_vec();
     assert_eq!(
         app.world().get::<Visibility>(overlay),
         Some(&Visibility::Inherited)
@@ -877,22 +878,43 @@ fn the_debug_overlay_tints_the_mask_and_follows_the_toggle() {
         app.world().get::<Visibility>(overlay),
         Some(&Visibility::Hidden)
     );
-    // Disabling an area re-tints it.
+    // Disabling an area re-tints its pixels, in the same image, and only those.
+    let handle = app.world().get::<Sprite>(overlay).unwrap().image.clone();
     app.world_mut().resource_mut::<WalkmaskDebug>().enabled = true;
     app.world_mut()
         .get_mut::<WalkRoom>(room)
         .unwrap()
         .disable_area(2);
     run(&mut app, 1);
-    let sprite = app.world().get::<Sprite>(overlay).unwrap();
-    let image = app
-        .world()
-        .resource::<Assets<Image>>()
-        .get(&sprite.image)
-        .unwrap();
-    let data = image.data.as_ref().unwrap();
+    let image_data = |app: &App| {
+        let sprite = app.world().get::<Sprite>(overlay).unwrap();
+        assert_eq!(sprite.image, handle, "repainted in place, not rebuilt");
+        let images = app.world().resource::<Assets<Image>>();
+        images.get(&sprite.image).unwrap().data.clone().unwrap()
+    };
+    let data = image_data(&app);
     let gate = &data[(10 * 64 + 41) * 4..(10 * 64 + 41) * 4 + 4];
     assert_eq!(gate[0], gate[1], "disabled areas are grey");
+    let mask = app
+        .world()
+        .resource::<Assets<WalkMask>>()
+        .get(&mask)
+        .unwrap();
+    for (i, &area) in mask.core().areas().iter().enumerate() {
+        let (now, was) = (&data[i * 4..i * 4 + 4], &before[i * 4..i * 4 + 4]);
+        if area == 2 {
+            assert_eq!(now, gate, "pixel {i} of area 2");
+        } else {
+            assert_eq!(now, was, "pixel {i} of area {area} changed");
+        }
+    }
+    // And enabling it again gives back the first picture.
+    app.world_mut()
+        .get_mut::<WalkRoom>(room)
+        .unwrap()
+        .enable_area(2);
+    run(&mut app, 1);
+    assert!(image_data(&app) == before, "the first picture again");
 }
 
 /// The command sync points of a frame are few, since each costs main-thread time

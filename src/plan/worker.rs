@@ -177,8 +177,16 @@ impl Planner {
     pub(crate) async fn plan(&self, query: PlanQuery) -> PlanOutput {
         let grid = self.cache.grid(query.key, &query.mask, true).await;
         if self.deterministic && self.cache.search_index() {
-            // Waits for (or runs) the index build started with the grid.
+            // Waits for (or runs) the index build started with the grid; on the web
+            // builds it in slices too (the first to finish is kept).
+            #[cfg(not(target_arch = "wasm32"))]
             grid.build_index(IndexPolicy::WhenItPays);
+            #[cfg(target_arch = "wasm32")]
+            grid.build_index_pausing(
+                IndexPolicy::WhenItPays,
+                &mut crate::plan::browser_pause::BrowserPause::new(),
+            )
+            .await;
         }
         let options = &self.options_for(&query);
         // 1. The walker's own warm field.

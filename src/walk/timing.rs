@@ -36,9 +36,12 @@ use bevy::prelude::*;
 /// On `wasm32` the task pool runs its tasks on the main thread, between frames, so
 /// `Poll` cannot wait for one: an answer due in frame `f` lands in `f` when its search
 /// has run by then (with `AfterFrames(n)` for `n` at least 1 it has, in a browser that
-/// runs the queued tasks before the next frame), else in the first later frame in
-/// which it has. The answers themselves stay independent of timing as above.
-/// `WhenReady` is unchanged.
+/// runs the queued tasks before the next frame, once the walker's grid and index are
+/// built), else in the first later frame in which it has. Grids and indexes are built
+/// there in slices of a few milliseconds between frames, so the first answers on a new
+/// grid (a room loaded, areas toggled) land a few frames late. The answers themselves
+/// stay independent of timing as above. `WhenReady` is unchanged: an answer lands in
+/// the first frame after its search has run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 pub enum AnswerTiming {
     /// In the first frame whose [`WalkmaskSystems::Poll`](crate::WalkmaskSystems::Poll)

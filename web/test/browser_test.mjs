@@ -103,7 +103,13 @@ async function main() {
     ],
   });
   const started = Date.now();
-  try {
+  const check = (ok, what) => {
+    if (!ok) failures.push(what);
+    console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  };
+
+  /** A new page with the observers, failure checks and log waiters on it. */
+  async function openPage() {
     const page = await browser.newPage({ viewport: VIEW });
     await page.addInitScript(() => {
       window.__longTasks = [];
@@ -118,6 +124,16 @@ async function main() {
         requestAnimationFrame(frame);
       };
       requestAnimationFrame(frame);
+      // The frame (animation frame count) of each button release and each answer.
+      window.__marks = [];
+      document.addEventListener("pointerup", () => window.__marks.push({ kind: "up", frame: window.__frames.length }), true);
+      const log = console.log.bind(console);
+      console.log = (...args) => {
+        if (typeof args[0] === "string" && args[0].includes("path ready")) {
+          window.__marks.push({ kind: "answer", frame: window.__frames.length });
+        }
+        log(...args);
+      };
     });
     page.on("console", async (msg) => {
       const at = Date.now();
@@ -152,24 +168,64 @@ async function main() {
     page.on("response", (r) => {
       if (r.status() >= 400) failures.push(`HTTP ${r.status()}: ${r.url()}`);
     });
+    return page;
+  }
 
-    /** Resolves with the next log line matching `re` (logged after this call). */
-    const next = (re, timeoutMs, what) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
-        waiters.push({
-          test: (m) => re.test(m),
-          resolve: (v) => {
-            clearTimeout(timer);
-            resolve(v);
-          },
-        });
+  /** Resolves with the next log line matching `re` (logged after this call). */
+  const next = (re, timeoutMs, what) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+      waiters.push({
+        test: (m) => re.test(m),
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
       });
-    const check = (ok, what) => {
-      if (!ok) failures.push(what);
-      console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
-    };
+    });
 
+  /** Moves the pointer to room pixel (x, y) as a player's hand does, rests, clicks. */
+  async function click(page, x, y) {
+    const p = toPage(x, y);
+    await page.mouse.move(p.x, p.y, { steps: 6 });
+    await page.waitForTimeout(120);
+    await page.mouse.down();
+    await page.waitForTimeout(60);
+    await page.mouse.up();
+  }
+
+  /** Clicks room pixel (x, y); resolves with the walk's "path ready" and end lines and
+   * the frames from the button's release to the answer. */
+  async function walkTo(page, x, y, what) {
+    const planned = next(/^(path ready|unreachable)/, 30_000, `the answer to ${what}`);
+    const ended = next(/^(arrived at|walk stopped|unreachable)/, 60_000, `the end of ${what}`);
+    await click(page, x, y);
+    const clicked = Date.now();
+    const answer = await planned;
+    const end = await ended;
+    const marks = await page.evaluate(() => window.__marks);
+    const up = marks.findLast((m) => m.kind === "up");
+    const answered = marks.find((m) => m.kind === "answer" && m.frame >= up.frame);
+    return {
+      answer,
+      end,
+      answerMs: answer.at - clicked,
+      answerFrames: answered ? answered.frame - up.frame : null,
+      walkMs: end.at - clicked,
+    };
+  }
+
+  /** Loads `url`; resolves when the demo says it is ready. */
+  async function load(page, url) {
+    const ready = next(/^ready: /, 180_000, "the ready line");
+    const navigated = Date.now();
+    await page.goto(url);
+    const readyLine = await ready;
+    return { loadMs: readyLine.at - navigated, message: readyLine.message };
+  }
+
+  try {
+    const page = await openPage();
     // WALKMASK_WEB_PROFILE=FILE: a CPU profile of the whole run (Chrome's
     // .cpuprofile format, with Rust function names), for finding what a long task was.
     const profiler = process.env.WALKMASK_WEB_PROFILE ? await page.context().newCDPSession(page) : null;
@@ -178,39 +234,15 @@ async function main() {
       await profiler.send("Profiler.setSamplingInterval", { interval: 500 });
       await profiler.send("Profiler.start");
     }
-    const ready = next(/^ready: /, 180_000, "the ready line");
-    const navigated = Date.now();
-    await page.goto(base);
-    const readyLine = await ready;
-    const loadMs = readyLine.at - navigated;
+    const loaded = await load(page, base);
+    const loadMs = loaded.loadMs;
     const loadedAt = await page.evaluate(() => performance.now());
-    console.log(`ready after ${loadMs} ms: ${readyLine.message}`);
+    console.log(`ready after ${loadMs} ms: ${loaded.message}`);
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(shots, "1_loaded.png") });
 
-    /** Moves the pointer to room pixel (x, y) as a player's hand does, rests, clicks. */
-    async function click(x, y) {
-      const p = toPage(x, y);
-      await page.mouse.move(p.x, p.y, { steps: 6 });
-      await page.waitForTimeout(120);
-      await page.mouse.down();
-      await page.waitForTimeout(60);
-      await page.mouse.up();
-    }
-
-    /** Clicks room pixel (x, y); resolves with the walk's "path ready" and end lines. */
-    async function walkTo(x, y, what) {
-      const planned = next(/^(path ready|unreachable)/, 30_000, `the answer to ${what}`);
-      const ended = next(/^(arrived at|walk stopped|unreachable)/, 60_000, `the end of ${what}`);
-      await click(x, y);
-      const clicked = Date.now();
-      const answer = await planned;
-      const end = await ended;
-      return { answer, end, answerMs: answer.at - clicked, walkMs: end.at - clicked };
-    }
-
     // 1. The floor: the walk ends exactly on the clicked point.
-    const floor = await walkTo(700, 800, "a click on the floor");
+    const floor = await walkTo(page, 700, 800, "a click on the floor");
     const at1 = parseVec2(floor.end.message);
     const want1 = toWorld(700, 800);
     check(
@@ -220,7 +252,7 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "2_floor.png") });
 
     // 2. The garden with the gate closed: snapped, and the walk ends at the fence.
-    const garden = await walkTo(1640, 640, "a click into the closed garden");
+    const garden = await walkTo(page, 1640, 640, "a click into the closed garden");
     const at2 = parseVec2(garden.end.message);
     check(
       /snapped true/.test(garden.answer.message) && at2 && at2.x + ROOM.width / 2 < FENCE_X + 1,
@@ -231,7 +263,7 @@ async function main() {
     // 3. G opens the gate: the same click now walks into the garden.
     await page.keyboard.press("KeyG");
     await page.waitForTimeout(300);
-    const open = await walkTo(1640, 640, "a click into the open garden");
+    const open = await walkTo(page, 1640, 640, "a click into the open garden");
     const at3 = parseVec2(open.end.message);
     const want3 = toWorld(1640, 640);
     check(
@@ -250,7 +282,7 @@ async function main() {
     let clicks = 0;
     for (let i = 0; Date.now() - playStart < playSeconds * 1000; i++) {
       const [x, y] = spots[i % spots.length];
-      await click(x, y);
+      await click(page, x, y);
       clicks++;
       if (i % 5 === 4) await page.keyboard.press("KeyG");
       if (i % 9 === 8) await page.keyboard.press("KeyH");
@@ -277,6 +309,7 @@ async function main() {
       floor_answer_ms: floor.answerMs,
       garden_answer_ms: garden.answerMs,
       open_garden_answer_ms: open.answerMs,
+      answer_frames: [floor.answerFrames, garden.answerFrames, open.answerFrames],
       play_seconds: playSeconds,
       play_clicks: clicks,
       long_tasks_before_ready: longTasks.length - afterLoad.length,
@@ -289,6 +322,44 @@ async function main() {
       demo_lines: lines.length,
       wall_seconds: (Date.now() - started) / 1000,
     };
+    await page.close();
+
+    // 5. Answers at a fixed frame (`AnswerTiming::AfterFrames(2)`, from the page's
+    //    address): the same walks, each answer two frames or more after its click
+    //    (exactly two once the grid and index are built; the first may wait for them).
+    const fixed = await openPage();
+    await load(fixed, `${base}?after-frames=2`);
+    check(
+      lines.some((l) => l.message === "answers land 2 frames after their request"),
+      "the page's address set the answer timing",
+    );
+    await fixed.waitForTimeout(500);
+    const fixedWalks = [];
+    for (const [x, y, what] of [
+      [700, 800, "the floor"],
+      [1640, 640, "the closed garden"],
+      [300, 900, "the floor again"],
+    ]) {
+      fixedWalks.push(await walkTo(fixed, x, y, `a click on ${what} (answers after 2 frames)`));
+    }
+    const fixedAt = parseVec2(fixedWalks[0].end.message);
+    check(
+      /^arrived at/.test(fixedWalks[0].end.message) && fixedAt && Math.hypot(fixedAt.x - want1.x, fixedAt.y - want1.y) < 2,
+      `after 2 frames: the floor click arrives where clicked (${fixedWalks[0].end.message})`,
+    );
+    check(
+      /snapped true/.test(fixedWalks[1].answer.message),
+      `after 2 frames: the closed garden is snapped (${fixedWalks[1].answer.message})`,
+    );
+    const frames2 = fixedWalks.map((w) => w.answerFrames);
+    check(
+      frames2.every((f) => f !== null && f >= 2),
+      `after 2 frames: no answer comes sooner (frames from release to answer: ${frames2.join(", ")})`,
+    );
+    await fixed.screenshot({ path: path.join(shots, "6_after_frames.png") });
+    report.after_frames_2_answer_frames = frames2;
+    report.wall_seconds = (Date.now() - started) / 1000;
+
     console.log(JSON.stringify(report, null, 1));
     if (process.env.WALKMASK_WEB_REPORT) {
       fs.writeFileSync(process.env.WALKMASK_WEB_REPORT, JSON.stringify(report, null, 1));
