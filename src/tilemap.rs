@@ -177,7 +177,7 @@ type ChangedTiles<'w, 's> = Query<
 pub(crate) fn sync_tile_rooms(
     mut commands: Commands,
     layers: Query<LayerView>,
-    tiles: Query<TileView<'static>>,
+    tiles: Query<(Entity, TileView<'static>)>,
     changed: ChangedTiles,
     mut removed: RemovedComponents<TilePos>,
     rooms: Query<&WalkRoom>,
@@ -221,7 +221,10 @@ pub(crate) fn sync_tile_rooms(
             continue;
         }
         let area = |pos: &TilePos| {
-            let tile = storage.get(pos).and_then(|entity| tiles.get(entity).ok());
+            let tile = storage
+                .get(pos)
+                .and_then(|entity| tiles.get(entity).ok())
+                .map(|(_, tile)| tile);
             settings.area_of(tile)
         };
         let (w, h) = (size.x.saturating_mul(k), size.y.saturating_mul(k));
@@ -249,11 +252,13 @@ pub(crate) fn sync_tile_rooms(
                 cells
             }
             _ => {
-                let mut cells = vec![0u8; w as usize * h as usize];
-                for y in 0..size.y {
-                    for x in 0..size.x {
-                        let pos = TilePos { x, y };
-                        paint_tile(&mut cells, w, size.y, k, &pos, area(&pos));
+                // Every tile at once: one pass over the tiles in storage order (their
+                // components side by side in memory), not a look-up per position.
+                let mut cells = vec![settings.area_of(None); w as usize * h as usize];
+                for (entity, tile) in &tiles {
+                    let (pos, .., map) = tile;
+                    if map.is_some_and(|map| map.0 == layer) && storage.get(pos) == Some(entity) {
+                        paint_tile(&mut cells, w, size.y, k, pos, settings.area_of(Some(tile)));
                     }
                 }
                 cells
