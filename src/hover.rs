@@ -306,6 +306,7 @@ pub(crate) fn answer_hover(
                 let worker = planner.clone();
                 let in_flight = InFlight::new(&planner.planning);
                 let task = AsyncComputeTaskPool::get().spawn(async move {
+                    crate::plan::after_the_frame().await;
                     match worker.trace_from(&field, &query) {
                         Some(result) => worker.output(query, grid, result),
                         None => worker.plan(query).await,

@@ -461,6 +461,7 @@ impl NavGridCache {
         let (indexed, cache) = (grid.clone(), self.clone());
         AsyncComputeTaskPool::get()
             .spawn(async move {
+                crate::plan::after_the_frame().await;
                 let started = Instant::now();
                 #[cfg(not(target_arch = "wasm32"))]
                 let index = indexed.build_index(IndexPolicy::WhenItPays);
@@ -511,6 +512,7 @@ impl NavGridCache {
                 let (cache, pixels) = (self.clone(), mask.clone());
                 AsyncComputeTaskPool::get()
                     .spawn(async move {
+                        crate::plan::after_the_frame().await;
                         cache.grid(key, &pixels, false).await;
                     })
                     .detach();

@@ -24,6 +24,15 @@ pub(crate) mod field_cache;
 pub(crate) mod grid_cache;
 pub(crate) mod worker;
 
+/// Where a pool task's work begins. On the web, pool tasks run on the main thread in
+/// the same browser task as the frame that spawned them (a microtask at its end); this
+/// lets that frame end first, so that a frame and a search are two tasks, not one long
+/// one. Elsewhere it returns at once.
+pub(crate) async fn after_the_frame() {
+    #[cfg(target_arch = "wasm32")]
+    browser_pause::next_browser_task().await;
+}
+
 pub use field_cache::{FieldCacheStats, WarmFieldCache};
 pub use grid_cache::{GridCacheStats, NavGridCache};
 pub use worker::PlannerStatus;

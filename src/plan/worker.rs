@@ -175,6 +175,7 @@ impl Planner {
 
     /// Runs on a worker thread.
     pub(crate) async fn plan(&self, query: PlanQuery) -> PlanOutput {
+        crate::plan::after_the_frame().await;
         let grid = self.cache.grid(query.key, &query.mask, true).await;
         if self.deterministic && self.cache.search_index() {
             // Waits for (or runs) the index build started with the grid; on the web
@@ -273,6 +274,7 @@ impl Planner {
         mask: &walkmask::WalkMask,
         source: (u32, u32),
     ) {
+        crate::plan::after_the_frame().await;
         let grid = self.cache.grid(key, mask, false).await;
         if grid.is_walkable(source.0, source.1) {
             self.fields.warm(&grid, source, || self.cache.grid_ids());
