@@ -133,6 +133,33 @@ impl Inner {
         self.entries.last_mut()
     }
 
+    /// The entry of `key`, made the most recently used, or a new one reserved; marked
+    /// as used by a path query when `query`. With `count`, counted in the stats: a hit
+    /// when a path query used it before, else a miss.
+    fn use_entry(
+        &mut self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+        query: bool,
+        count: bool,
+    ) -> &mut Entry {
+        let queried_before = self.touch(key).map(|entry| {
+            let before = entry.queried;
+            entry.queried |= query;
+            before
+        });
+        match queried_before {
+            Some(true) if count => self.hits += 1,
+            Some(_) | None if count => self.misses += 1,
+            _ => {}
+        }
+        if queried_before.is_some() {
+            self.entries.last_mut().expect("just touched")
+        } else {
+            self.reserve(key, mask, query)
+        }
+    }
+
     /// A new entry for `key` (the most recently used), after dropping the grids of
     /// the mask's older pixels and those over the budget.
     fn reserve(&mut self, key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> &mut Entry {
@@ -320,28 +347,7 @@ impl NavGridCache {
         mask: &walkmask::WalkMask,
         query: bool,
     ) -> NavGrid {
-        let cell = {
-            let mut inner = self.lock();
-            let found = inner.touch(key).map(|entry| {
-                let queried_before = entry.queried;
-                entry.queried |= query;
-                (entry.grid.clone(), queried_before)
-            });
-            match found {
-                Some((cell, queried_before)) => {
-                    if query && queried_before {
-                        inner.hits += 1;
-                    } else if query {
-                        inner.misses += 1;
-                    }
-                    cell
-                }
-                None => {
-                    inner.misses += u64::from(query);
-                    inner.reserve(key, mask, query).grid.clone()
-                }
-            }
-        };
+        let cell = self.lock().use_entry(key, mask, query, query).grid.clone();
         let mut built = false;
         let started = Instant::now();
         let grid = cell
@@ -390,31 +396,11 @@ impl NavGridCache {
         loop {
             let (cell, claimed) = {
                 let mut inner = self.lock();
-                let count = query && !counted;
+                let entry = inner.use_entry(key, mask, query, query && !counted);
                 counted = true;
-                let found = inner.touch(key).map(|entry| {
-                    let queried_before = entry.queried;
-                    entry.queried |= query;
-                    let claimed = entry.grid.get().is_none() && !entry.building;
-                    entry.building |= claimed;
-                    (entry.grid.clone(), queried_before, claimed)
-                });
-                match found {
-                    Some((cell, queried_before, claimed)) => {
-                        if count && queried_before {
-                            inner.hits += 1;
-                        } else if count {
-                            inner.misses += 1;
-                        }
-                        (cell, claimed)
-                    }
-                    None => {
-                        inner.misses += u64::from(count);
-                        let entry = inner.reserve(key, mask, query);
-                        entry.building = true;
-                        (entry.grid.clone(), true)
-                    }
-                }
+                let claimed = entry.grid.get().is_none() && !entry.building;
+                entry.building |= claimed;
+                (entry.grid.clone(), claimed)
             };
             if let Some(grid) = cell.get() {
                 return grid.clone();

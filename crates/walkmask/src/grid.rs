@@ -10,8 +10,7 @@ use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::pause::{NeverPause, PIXELS_BETWEEN_CHECKPOINTS, Pause, checkpoint, run_through};
 use crate::snap::EdgeIndex;
 use crate::subgoal::{
-    IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals,
-    count_subgoals_pausing,
+    IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals_pausing,
 };
 use crate::{AreaSet, Point, WalkMask};
 
@@ -351,21 +350,30 @@ impl NavGrid {
     pub fn build_index(&self, policy: IndexPolicy) -> Option<&SubgoalGraph> {
         self.inner
             .index
-            .get_or_init(|| {
-                // Subgoal ids keep their top bit free.
-                let pixels = self.width() as u64 * self.height() as u64;
-                if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
-                    return None;
-                }
-                let pays = match policy {
-                    IndexPolicy::Always => true,
-                    IndexPolicy::WhenItPays => {
-                        count_subgoals(self) * WALKABLE_PIXELS_PER_SUBGOAL <= self.walkable_count()
-                    }
-                };
-                pays.then(|| SubgoalGraph::build(self))
-            })
+            .get_or_init(|| run_through(self.index_by(policy, &mut NeverPause)))
             .as_ref()
+    }
+
+    /// The index `policy` asks for (`None` when it does not pay, or the mask is too
+    /// large for one), built with `pause`.
+    async fn index_by(&self, policy: IndexPolicy, pause: &mut impl Pause) -> Option<SubgoalGraph> {
+        // Subgoal ids keep their top bit free.
+        let pixels = self.width() as u64 * self.height() as u64;
+        if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
+            return None;
+        }
+        let pays = match policy {
+            IndexPolicy::Always => true,
+            IndexPolicy::WhenItPays => {
+                count_subgoals_pausing(self, pause).await * WALKABLE_PIXELS_PER_SUBGOAL
+                    <= self.walkable_count()
+            }
+        };
+        if pays {
+            Some(SubgoalGraph::build_pausing(self, pause).await)
+        } else {
+            None
+        }
     }
 
     /// [`NavGrid::build_index`] as a future that stops wherever `pause` asks
@@ -380,23 +388,7 @@ impl NavGrid {
         if let Some(decided) = self.inner.index.get() {
             return decided.as_ref();
         }
-        let pixels = self.width() as u64 * self.height() as u64;
-        let built = if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
-            None
-        } else {
-            let pays = match policy {
-                IndexPolicy::Always => true,
-                IndexPolicy::WhenItPays => {
-                    count_subgoals_pausing(self, pause).await * WALKABLE_PIXELS_PER_SUBGOAL
-                        <= self.walkable_count()
-                }
-            };
-            if pays {
-                Some(SubgoalGraph::build_pausing(self, pause).await)
-            } else {
-                None
-            }
-        };
+        let built = self.index_by(policy, pause).await;
         self.inner.index.get_or_init(|| built).as_ref()
     }
 
