@@ -40,6 +40,7 @@
 pub mod areas;
 pub mod baseline;
 pub mod clearance;
+pub mod crowd;
 pub mod fill;
 pub mod flow;
 pub mod geom;
