@@ -121,6 +121,7 @@
 
 pub mod asset;
 pub mod chase;
+pub mod crowd;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
 pub mod facing;
@@ -147,6 +148,7 @@ pub use walkmask;
 
 pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
 pub use chase::WalkChase;
+pub use crowd::Avoidance;
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{FaceTarget, Facing, FacingDirection};
@@ -176,7 +178,7 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
+        AreaScale, Arrived, Avoidance, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
         FacingDirection, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable,
         PlayerWalker, RequestId, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt,
         WalkHeading, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
@@ -351,6 +353,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
             .register_type::<WalkObstacle>()
+            .register_type::<Avoidance>()
             .register_type::<WalkScaling>()
             .register_type::<DepthScale>()
             .register_type::<PlayerWalker>()
@@ -437,7 +440,13 @@ impl Plugin for WalkmaskPlugin {
                     .in_set(WalkmaskSystems::Poll),
                 (
                     steering::steer_walkers,
-                    (walk::movement::move_walkers, scaling::follow_depth).chain_ignore_deferred(),
+                    (
+                        crowd::avoid::avoid_walkers,
+                        walk::movement::nudge_standing_walkers,
+                        walk::movement::move_walkers,
+                        scaling::follow_depth,
+                    )
+                        .chain_ignore_deferred(),
                 )
                     .chain()
                     .in_set(WalkmaskSystems::Move),

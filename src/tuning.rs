@@ -79,6 +79,16 @@ pub struct WalkTuning {
     /// the walker gets there, and every re-plan is a search on the pool. Likewise for
     /// an obstacle that bent the walk and moved away. Default 2.
     pub obstacle_lookahead_seconds: f32,
+    /// Walkers with a radius avoid each other (see [`Avoidance`](crate::Avoidance)).
+    /// Default true.
+    pub avoidance: bool,
+    /// Seconds ahead within which avoiding walkers keep out of each other's way:
+    /// longer turns them aside earlier and more gently; shorter lets crowds pack and
+    /// flow. Default 1.
+    pub avoidance_time_horizon: f32,
+    /// The nearest neighbours each walker avoids (more cost more time per walker).
+    /// Default 8.
+    pub avoidance_neighbours: usize,
 }
 
 impl Default for WalkTuning {
@@ -94,6 +104,9 @@ impl Default for WalkTuning {
             hover_trace_pixels: 4096,
             obstacle_replan_seconds: OBSTACLE_REPLAN_SECONDS,
             obstacle_lookahead_seconds: 2.0,
+            avoidance: true,
+            avoidance_time_horizon: 1.0,
+            avoidance_neighbours: 8,
         }
     }
 }

@@ -2,6 +2,8 @@
 
 use bevy::prelude::*;
 
+use crate::crowd::Avoidance;
+use crate::crowd::avoid::CrowdMotion;
 use crate::facing::{FaceTarget, Facing};
 use crate::request::RequestId;
 use crate::room::WalkAreas;
@@ -12,7 +14,8 @@ use crate::room::WalkAreas;
 /// `Transform` for a top-level entity; a walker may also be a child, of its room or of
 /// anything else, and then walks in world space all the same; z is kept).
 ///
-/// Required components: [`WalkState`], [`WalkHeading`], [`Facing`] (and `Transform`).
+/// Required components: [`WalkState`], [`WalkHeading`], [`Facing`], [`Avoidance`]
+/// (and `Transform`).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -28,7 +31,7 @@ use crate::room::WalkAreas;
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, Default)]
-#[require(Transform, WalkState, WalkHeading, Facing)]
+#[require(Transform, WalkState, WalkHeading, Facing, Avoidance, CrowdMotion)]
 pub struct Walker {
     /// World units per second.
     pub speed: f32,

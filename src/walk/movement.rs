@@ -2,12 +2,18 @@
 
 use bevy::prelude::*;
 
-use super::job::{PathJob, PlannedOn, WalkOnHold};
+use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
+use crate::asset::WalkMask;
+use crate::chase::WalkChase;
+use crate::crowd::avoid::{CrowdMotion, WalkerGrid};
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
+use crate::plan::basis::Rooms;
+use crate::plan::worker::Planner;
 use crate::scaling::DepthScale;
+use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// Where each walker stands, and where the plugin last left it.
@@ -24,10 +30,31 @@ type MovingWalker = (
     Option<&'static DepthScale>,
     Option<&'static mut Facing>,
     Has<WalkOnHold>,
+    &'static CrowdMotion,
+    Has<PathJob>,
+    Has<WalkChase>,
 );
 
+/// Where a walker's mask and grid come from, for steps off its path.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct Grids<'w, 's> {
+    rooms: Rooms<'w, 's>,
+    masks: Res<'w, Assets<WalkMask>>,
+    planner: Res<'w, Planner>,
+}
+
+impl Grids<'_, '_> {
+    fn of(&self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
+        WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner)
+    }
+}
+
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
-/// carrying leftover distance around corners; ends the walk with [`Arrived`].
+/// carrying leftover distance around corners; ends the walk with [`Arrived`]. A
+/// walker that avoidance turns aside ([`CrowdMotion`]) takes the velocity it was
+/// given instead, sliding along walls, and is planned again from where it got to when
+/// that takes it out of sight of its next corner; one given a free spot beside its
+/// destination ends its walk there.
 ///
 /// Then remembers where every walker stands after the plugin moved it (see
 /// [`Placed`]), so that a move by game code is told apart next frame.
@@ -36,15 +63,31 @@ pub(crate) fn move_walkers(
     time: Res<Time>,
     mut walkers: ParamSet<(Query<MovingWalker>, Placements)>,
     parents: Parents,
+    grids: Grids,
 ) {
     let dt = time.delta_secs();
-    for (entity, walker, mut transform, child_of, mut path, mut heading, depth, facing, held) in
-        &mut walkers.p0()
+    for (
+        entity,
+        walker,
+        mut transform,
+        child_of,
+        mut path,
+        mut heading,
+        depth,
+        facing,
+        held,
+        motion,
+        planning,
+        chaser,
+    ) in &mut walkers.p0()
     {
         if held {
             // Moved by game code: it stands until its new path lands.
             heading.set_if_neq(WalkHeading(Vec2::ZERO));
             continue;
+        }
+        if let Some(spot) = motion.spot.filter(|spot| spot.request == path.request) {
+            take_spot(&mut path, spot.at, spot.after_end);
         }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
@@ -55,28 +98,41 @@ pub(crate) fn move_walkers(
             0.0
         };
         let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
-        let mut budget = speed * dt;
         let mut direction = heading.0;
-        while let Some(&goal) = path.waypoints.get(path.next) {
-            let to = goal - pos;
-            let distance = to.length();
-            if !distance.is_finite() {
-                // A corrupt waypoint: skip it rather than teleport.
-                path.next += 1;
-                continue;
+        let turned = motion.avoided.and_then(|velocity| {
+            let grid = grids.of(walker, start)?;
+            let to = grid.slide(start, velocity * dt)?;
+            Some((grid, to))
+        });
+        if motion.replan && !planning {
+            debug!("walker {entity}: blocked, re-planning");
+            queue_replan(&mut commands, entity, &path, chaser);
+        }
+        if let Some((grid, to)) = turned {
+            // Turned aside: the velocity avoidance gave, then the corners reached.
+            pos = to;
+            if to != start {
+                direction = (to - start).normalize_or(direction);
             }
-            if distance <= budget {
-                if distance > 0.0 {
-                    direction = to / distance;
+            let reach = (speed * dt).max(grid.pixel() * 0.5);
+            while let Some(&goal) = path.waypoints.get(path.next) {
+                if pos.distance(goal) > reach || !grid.sees(pos, goal) {
+                    break;
                 }
-                pos = goal;
-                budget -= distance;
+                if path.next + 1 == path.waypoints.len() {
+                    pos = goal; // the end, exactly
+                }
                 path.next += 1;
-            } else {
-                direction = to / distance;
-                pos += direction * budget;
-                break;
             }
+            if let Some(&goal) = path.waypoints.get(path.next)
+                && !planning
+                && !grid.sees(pos, goal)
+            {
+                debug!("walker {entity}: turned out of sight of its way, re-planning");
+                queue_replan(&mut commands, entity, &path, chaser);
+            }
+        } else {
+            follow_path(&mut path, &mut pos, &mut direction, speed * dt);
         }
         if pos != start {
             set_world_xy(&mut transform, parent, pos);
@@ -95,6 +151,84 @@ pub(crate) fn move_walkers(
     }
     for (transform, mut placed) in &mut walkers.p1() {
         placed.set_if_neq(Placed(transform.translation.truncate()));
+    }
+}
+
+/// Walks `budget` world units along `path` from `pos`, corner to corner, carrying
+/// what is left round corners; `direction` is the last direction walked.
+fn follow_path(path: &mut WalkPath, pos: &mut Vec2, direction: &mut Vec2, mut budget: f32) {
+    while let Some(&goal) = path.waypoints.get(path.next) {
+        let to = goal - *pos;
+        let distance = to.length();
+        if !distance.is_finite() {
+            // A corrupt waypoint: skip it rather than teleport.
+            path.next += 1;
+            continue;
+        }
+        if distance <= budget {
+            if distance > 0.0 {
+                *direction = to / distance;
+            }
+            *pos = goal;
+            budget -= distance;
+            path.next += 1;
+        } else {
+            *direction = to / distance;
+            *pos += *direction * budget;
+            break;
+        }
+    }
+}
+
+/// Makes `spot` the end of `path`: in place of the end, or after it when the spot is
+/// not seen from where the walker was when it was claimed.
+fn take_spot(path: &mut WalkPath, spot: Vec2, after_end: bool) {
+    let Some(&end) = path.waypoints.last() else {
+        return;
+    };
+    if end == spot {
+        return;
+    }
+    let len = path.waypoints.len();
+    if after_end {
+        path.waypoints.push(spot);
+    } else if path.next + 1 >= len {
+        path.waypoints[len - 1] = spot;
+    }
+}
+
+/// A standing walker that avoidance moves out of someone's way.
+type NudgedWalker = (
+    &'static Walker,
+    &'static mut Transform,
+    Option<&'static ChildOf>,
+    &'static CrowdMotion,
+);
+
+/// Moves standing walkers (no path, not steered) that avoidance nudges aside, sliding
+/// along walls; their state, heading and facing stay.
+pub(crate) fn nudge_standing_walkers(
+    time: Res<Time>,
+    mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
+    parents: Parents,
+    grids: Grids,
+) {
+    let dt = time.delta_secs();
+    for (walker, mut transform, child_of, motion) in &mut walkers {
+        let Some(velocity) = motion.avoided else {
+            continue;
+        };
+        let parent = parent_of(child_of, &parents);
+        let start = world_position(&transform, parent).truncate();
+        let Some(to) = grids
+            .of(walker, start)
+            .and_then(|grid| grid.slide(start, velocity * dt))
+        else {
+            continue;
+        };
+        if to != start {
+            set_world_xy(&mut transform, parent, to);
+        }
     }
 }
 

@@ -5,7 +5,8 @@ use super::orca::Vector;
 use crate::los::line_of_sight;
 use crate::{NavGrid, Point};
 
-/// Rings of candidate spots lie this many footprints apart (rows of packed discs).
+/// Rings of candidate spots lie this many footprints apart (rows of packed discs),
+/// the first one footprint out.
 const RING_SPACING: f32 = 0.87;
 
 /// Reusable buffers for [`free_spot`].
@@ -98,7 +99,7 @@ pub fn free_spot(
     };
     let mut ring = 1u32;
     loop {
-        let ring_radius = ring as f32 * step * RING_SPACING;
+        let ring_radius = step * (1.0 + (ring - 1) as f32 * RING_SPACING);
         if ring_radius.is_nan() || ring_radius > max_distance || max_distance.is_nan() {
             return None;
         }

@@ -1,0 +1,511 @@
+//! One frame of avoidance: the walkers of each room gathered, each walking one's
+//! velocity among its neighbours solved, standing ones nudged aside, free spots
+//! claimed for walkers nearing an occupied destination.
+
+use bevy::prelude::*;
+use walkmask::crowd::{Agent, AvoidanceParams, Avoider, SpotScratch, Vector, free_spot};
+use walkmask::los::line_of_sight;
+use walkmask::{NavGrid, Point};
+
+use super::Avoidance;
+use crate::asset::WalkMask;
+use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{Rooms, current_basis};
+use crate::plan::worker::Planner;
+use crate::request::RequestId;
+use crate::room::MaskMapping;
+use crate::scaling::DepthScale;
+use crate::steering::Steered;
+use crate::tuning::WalkTuning;
+use crate::walk::job::WalkOnHold;
+use crate::walker::{PlayerWalker, WalkPath, Walker};
+
+/// What avoidance proposes to the walk lifecycle for one walker this frame, and what
+/// it keeps from the last.
+#[derive(Component, Default, Clone, Debug)]
+pub(crate) struct CrowdMotion {
+    /// Where the walker stood at the last avoidance step (world), to measure how fast
+    /// it really moved.
+    last: Option<Vec2>,
+    /// The velocity (world units per second) to take this frame instead of following
+    /// the path (walking) or standing still; `None`: no neighbour is in the way.
+    pub(crate) avoided: Option<Vec2>,
+    /// A free spot claimed for the end of the walk that answers its request.
+    pub(crate) spot: Option<ArrivalSpot>,
+    /// The shortest walk left to the end of that walk so far (world units), and for
+    /// which request.
+    best_remaining: Option<(RequestId, f32)>,
+    /// Seconds since the walk left last got shorter.
+    stalled: f32,
+    /// Blocked for [`REPLAN_STALLED_SECONDS`]: plan the walk again from here.
+    pub(crate) replan: bool,
+}
+
+/// A walker whose walk got no shorter for this long beside its claimed spot stands
+/// where it is (a crowd's outer edge).
+const STAND_STALLED_SECONDS: f32 = 1.0;
+/// A walker whose walk got no shorter for this long is planned again from where it
+/// is (another way may be open).
+const REPLAN_STALLED_SECONDS: f32 = 3.0;
+
+/// Where a walker stands at the end of its walk instead of the end itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ArrivalSpot {
+    /// The request whose walk it ends.
+    pub(crate) request: RequestId,
+    /// The spot (world).
+    pub(crate) at: Vec2,
+    /// The spot is not seen from where the walker was: walk to the end, then to it.
+    pub(crate) after_end: bool,
+}
+
+/// A walker's mask and grid, for steps off its path.
+pub(crate) struct WalkerGrid {
+    mapping: MaskMapping,
+    grid: NavGrid,
+}
+
+impl WalkerGrid {
+    /// The grid `walker` at `position` plans on (its room, areas and radius), when it
+    /// is built.
+    pub(crate) fn of(
+        walker: &Walker,
+        position: Vec2,
+        rooms: &Rooms,
+        masks: &Assets<WalkMask>,
+        planner: &Planner,
+    ) -> Option<Self> {
+        let (basis, mask) = current_basis(walker, position, rooms, masks, None).ok()?;
+        let grid = planner.cache.ready_or_build_async(basis.key, mask.core())?;
+        Some(Self {
+            mapping: basis.mapping,
+            grid,
+        })
+    }
+
+    /// Where a walker at `from` gets to stepping by `step` (world), sliding along
+    /// walls ([`walkmask::steer::slide`]); `None` when it stands on a blocked pixel.
+    pub(crate) fn slide(&self, from: Vec2, step: Vec2) -> Option<Vec2> {
+        let a = self.mapping.world_to_mask(from);
+        let b = self.mapping.world_to_mask(from + step);
+        let to = walkmask::steer::slide(&self.grid, a, (b.x - a.x, b.y - a.y))?;
+        let to = self.mapping.mask_to_world(to);
+        to.is_finite().then_some(to)
+    }
+
+    /// Whether the straight walk from `a` to `b` (world) is clear.
+    pub(crate) fn sees(&self, a: Vec2, b: Vec2) -> bool {
+        let (a, b) = (self.mapping.world_to_mask(a), self.mapping.world_to_mask(b));
+        self.grid.contains(a) && self.grid.contains(b) && line_of_sight(&self.grid, a, b)
+    }
+
+    /// The free spot nearest to `end` for a walker of `radius` at `position`
+    /// ([`free_spot`], in mask pixels), clear of `taken` by `gap` (world), and whether
+    /// the walker does not see it from where it is.
+    #[allow(clippy::too_many_arguments)]
+    fn free_spot(
+        &self,
+        end: Vec2,
+        position: Vec2,
+        radius: f32,
+        gap: f32,
+        taken: &[(Vec2, f32)],
+        taken_mask: &mut Vec<(Point, f32)>,
+        scratch: &mut SpotScratch,
+    ) -> Option<(Vec2, bool)> {
+        let pixel = self.pixel().max(f32::MIN_POSITIVE);
+        taken_mask.clear();
+        taken_mask.extend(
+            taken
+                .iter()
+                .map(|&(at, r)| (self.mapping.world_to_mask(at), r / pixel)),
+        );
+        let footprint = (2.0 * radius + gap) / pixel;
+        let max_distance = footprint * (2.0 * ((taken.len() + 1) as f32).sqrt() + 2.0);
+        let found = free_spot(
+            &self.grid,
+            self.mapping.world_to_mask(end),
+            self.mapping.world_to_mask(position),
+            radius / pixel,
+            gap / pixel,
+            taken_mask,
+            max_distance,
+            scratch,
+        )?;
+        let at = self.mapping.mask_to_world(found);
+        at.is_finite().then(|| (at, !self.sees(position, at)))
+    }
+
+    /// World units per mask pixel (the smaller side).
+    pub(crate) fn pixel(&self) -> f32 {
+        self.mapping.pixel_size().min_element()
+    }
+}
+
+/// One walker as gathered this frame.
+struct Entry {
+    entity: Entity,
+    /// Walkers avoid each other only within one room.
+    room: Option<Entity>,
+    agent: Agent,
+    preferred: Vector,
+    max_speed: f32,
+    /// Walking its path (else standing or steered).
+    walking: bool,
+    /// Solved this frame (steered walkers are not: they go where they are pushed).
+    solve: bool,
+    /// Its claimed spot (world), counted as taken by others.
+    claimed: Option<Vec2>,
+    /// On the last leg of its walk, with no spot yet: the request, the end, and the
+    /// distance to it.
+    claim: Option<(RequestId, Vec2, f32)>,
+    /// The destination asked for, with its spot, when its walk has got no shorter for
+    /// [`STAND_STALLED_SECONDS`].
+    stalled_at: Option<(Vec2, ArrivalSpot)>,
+    gap: f32,
+}
+
+/// Buffers kept from frame to frame.
+#[derive(Default)]
+pub(crate) struct CrowdWork {
+    entries: Vec<Entry>,
+    agents: Vec<Agent>,
+    avoider: Avoider,
+    spots: SpotScratch,
+    taken: Vec<(Vec2, f32)>,
+    taken_mask: Vec<(Point, f32)>,
+    near_end: Vec<(f32, f32)>,
+}
+
+/// A walker as avoidance reads it.
+type CrowdWalker = (
+    Entity,
+    &'static Walker,
+    &'static Avoidance,
+    &'static mut CrowdMotion,
+    &'static Transform,
+    Option<&'static ChildOf>,
+    Option<&'static WalkPath>,
+    Option<&'static DepthScale>,
+    Has<PlayerWalker>,
+    Has<Steered>,
+    Has<WalkOnHold>,
+);
+
+/// Proposes each walker's velocity among its neighbours and claims free spots (see
+/// [`Avoidance`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn avoid_walkers(
+    time: Res<Time>,
+    tuning: Res<WalkTuning>,
+    mut walkers: Query<CrowdWalker>,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    planner: Res<Planner>,
+    mut work: Local<CrowdWork>,
+) {
+    let dt = time.delta_secs();
+    let work = &mut *work;
+    work.entries.clear();
+    for (
+        entity,
+        walker,
+        avoidance,
+        mut motion,
+        transform,
+        child_of,
+        path,
+        depth,
+        player,
+        steered,
+        held,
+    ) in &mut walkers
+    {
+        let motion = motion.bypass_change_detection();
+        let position = walker_xy(transform, child_of, &parents);
+        let measured = match motion.last {
+            Some(last) if dt > 0.0 => (position - last) / dt,
+            _ => Vec2::ZERO,
+        };
+        motion.last = Some(position);
+        let radius = walker.radius;
+        let active = tuning.avoidance
+            && avoidance.enabled
+            && radius.is_finite()
+            && radius > 0.0
+            && position.is_finite()
+            && dt > 0.0;
+        let walking = path.is_some() && !held && !steered;
+        if !active {
+            motion.avoided = None;
+            motion.spot = None;
+            continue;
+        }
+        let speed = if walker.speed.is_finite() {
+            walker.speed.max(0.0)
+        } else {
+            0.0
+        } * depth.map_or(1.0, DepthScale::speed_factor);
+        // A teleport is not a velocity.
+        let measured = if measured.is_finite() {
+            measured.clamp_length_max(speed * 2.0)
+        } else {
+            Vec2::ZERO
+        };
+        let mut preferred = Vec2::ZERO;
+        let mut claim = None;
+        motion.replan = false;
+        if let Some(path) = path.filter(|_| walking) {
+            if motion.spot.is_some_and(|spot| spot.request != path.request) {
+                motion.spot = None;
+            }
+            if let Some(&next) = path.waypoints.get(path.next) {
+                let to = next - position;
+                let last = path.next + 1 >= path.waypoints.len();
+                // Slows down onto the end rather than overshoot it within a frame.
+                let pace = if last {
+                    speed.min(to.length() / dt)
+                } else {
+                    speed
+                };
+                preferred = to.normalize_or_zero() * pace;
+                if last && avoidance.spread_on_arrival && motion.spot.is_none() {
+                    claim = Some((path.request, next, to.length()));
+                }
+            }
+            let remaining = path.remaining_length(position);
+            match motion.best_remaining {
+                Some((request, best))
+                    if request == path.request && remaining > best - 0.25 * radius =>
+                {
+                    motion.stalled += dt;
+                }
+                _ => {
+                    motion.best_remaining = Some((path.request, remaining));
+                    motion.stalled = 0.0;
+                }
+            }
+            if motion.stalled >= REPLAN_STALLED_SECONDS {
+                motion.replan = true;
+                motion.stalled = 0.0;
+                motion.best_remaining = None;
+            }
+        } else {
+            motion.spot = None;
+            motion.best_remaining = None;
+            motion.stalled = 0.0;
+        }
+        let priority = if steered {
+            u8::MAX
+        } else {
+            avoidance.priority.unwrap_or(if player {
+                Avoidance::PLAYER_PRIORITY
+            } else {
+                Avoidance::DEFAULT_PRIORITY
+            })
+        };
+        let gap = avoidance
+            .arrival_gap
+            .filter(|gap| gap.is_finite() && *gap >= 0.0)
+            .unwrap_or(radius * 0.2);
+        work.entries.push(Entry {
+            entity,
+            room: walker.room,
+            agent: Agent {
+                position: Vector::new(position.x, position.y),
+                velocity: Vector::new(measured.x, measured.y),
+                radius,
+                priority,
+                standing: !walking && !steered,
+                layers: avoidance.layers,
+                id: entity.index_u32(),
+            },
+            preferred: Vector::new(preferred.x, preferred.y),
+            max_speed: speed,
+            walking,
+            solve: !steered,
+            claimed: motion.spot.map(|spot| spot.at),
+            claim,
+            stalled_at: path
+                .filter(|_| walking && motion.stalled >= STAND_STALLED_SECONDS)
+                .zip(motion.spot)
+                .map(|(path, spot)| (path.target, spot)),
+            gap,
+        });
+    }
+    // Room by room, in entity order.
+    work.entries
+        .sort_unstable_by_key(|e| (e.room.map(Entity::to_bits), e.entity.to_bits()));
+    let params = AvoidanceParams {
+        time_horizon: tuning.avoidance_time_horizon,
+        max_neighbours: tuning.avoidance_neighbours,
+        ..AvoidanceParams::default()
+    };
+    let mut start = 0;
+    while start < work.entries.len() {
+        let room = work.entries[start].room;
+        let end = start
+            + work.entries[start..]
+                .iter()
+                .take_while(|e| e.room == room)
+                .count();
+        avoid_in_room(
+            work,
+            start..end,
+            dt,
+            params,
+            &mut walkers,
+            &rooms,
+            &masks,
+            &planner,
+        );
+        start = end;
+    }
+}
+
+/// Solves and claims for the walkers `range` of `work.entries` (one room).
+#[allow(clippy::too_many_arguments)]
+fn avoid_in_room(
+    work: &mut CrowdWork,
+    range: std::ops::Range<usize>,
+    dt: f32,
+    mut params: AvoidanceParams,
+    walkers: &mut Query<CrowdWalker>,
+    rooms: &Rooms,
+    masks: &Assets<WalkMask>,
+    planner: &Planner,
+) {
+    let entries = &mut work.entries[range];
+    work.agents.clear();
+    work.agents.extend(entries.iter().map(|e| e.agent));
+    params.max_radius = work.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
+    let reach = entries
+        .iter()
+        .map(|e| e.max_speed * params.time_horizon)
+        .fold(0.0, f32::max)
+        + 2.0 * params.max_radius;
+    work.avoider.prepare(&work.agents, reach.max(1.0));
+    // Spots taken: where walkers stand, and spots claimed.
+    work.taken.clear();
+    for e in entries.iter() {
+        if e.agent.standing {
+            work.taken.push((
+                Vec2::new(e.agent.position.x, e.agent.position.y),
+                e.agent.radius,
+            ));
+        }
+        if let Some(at) = e.claimed {
+            work.taken.push((at, e.agent.radius));
+        }
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.entity) else {
+            continue;
+        };
+        let motion = motion.bypass_change_detection();
+        motion.avoided = None;
+        if !e.solve {
+            continue;
+        }
+        let avoided = work.avoider.velocity(
+            &work.agents,
+            i,
+            e.preferred,
+            // A standing walker steps aside at half its speed.
+            if e.walking {
+                e.max_speed
+            } else {
+                0.5 * e.max_speed
+            },
+            dt,
+            &params,
+        );
+        let v = Vec2::new(avoided.velocity.x, avoided.velocity.y);
+        let preferred = Vec2::new(e.preferred.x, e.preferred.y);
+        if avoided.neighbours > 0 {
+            let moved = if e.walking {
+                v.distance(preferred) > 0.01 * e.max_speed.max(1e-3)
+            } else {
+                v.length() > 0.05 * e.max_speed
+            };
+            if moved {
+                motion.avoided = Some(v);
+            }
+        }
+        if let Some((target, spot)) = e.stalled_at {
+            // Blocked at the edge of the crowd round its destination: this is its spot.
+            let position = Vec2::new(e.agent.position.x, e.agent.position.y);
+            let footprint = 2.0 * e.agent.radius + e.gap;
+            let extent = cluster_extent(&work.taken, target, footprint, &mut work.near_end);
+            if position.distance(target) <= extent + footprint && spot.at != position {
+                motion.spot = Some(ArrivalSpot {
+                    at: position,
+                    after_end: false,
+                    ..spot
+                });
+                work.taken.push((position, e.agent.radius));
+            }
+        }
+        let Some((request, end, distance)) = e.claim else {
+            continue;
+        };
+        let position = Vec2::new(e.agent.position.x, e.agent.position.y);
+        let radius = e.agent.radius;
+        // Claimed late, once at the edge of those standing or heading there, so that
+        // the first to arrive stand nearest.
+        let footprint = 2.0 * radius + e.gap;
+        let extent = cluster_extent(&work.taken, end, footprint, &mut work.near_end);
+        if distance > extent + 2.0 * radius + params.max_radius + e.max_speed * 0.25 {
+            continue;
+        }
+        let occupied = |taken: &[(Vec2, f32)]| {
+            taken
+                .iter()
+                .any(|&(at, r)| at.distance(end) < radius + r + e.gap)
+        };
+        let mut spot = ArrivalSpot {
+            request,
+            at: end,
+            after_end: false,
+        };
+        if occupied(&work.taken)
+            && let Some(grid) = WalkerGrid::of(walker, position, rooms, masks, planner)
+            && let Some((at, after_end)) = grid.free_spot(
+                end,
+                position,
+                radius,
+                e.gap,
+                &work.taken,
+                &mut work.taken_mask,
+                &mut work.spots,
+            )
+        {
+            spot.at = at;
+            spot.after_end = after_end;
+        }
+        motion.spot = Some(spot);
+        work.taken.push((spot.at, radius));
+    }
+}
+
+/// How far from `end` the discs of `taken` reach that touch one another out from it
+/// (within `footprint` of the last): the edge of the crowd standing round `end`.
+fn cluster_extent(
+    taken: &[(Vec2, f32)],
+    end: Vec2,
+    footprint: f32,
+    scratch: &mut Vec<(f32, f32)>,
+) -> f32 {
+    scratch.clear();
+    scratch.extend(taken.iter().map(|&(at, r)| (at.distance(end), r)));
+    scratch.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let mut extent = 0.0f32;
+    for &(d, r) in scratch.iter() {
+        if d - r > extent + footprint {
+            break;
+        }
+        extent = extent.max(d + r);
+    }
+    extent
+}
