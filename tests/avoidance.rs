@@ -162,10 +162,11 @@ fn a_crowd_sent_to_one_point_stands_side_by_side() {
                 p.x < 30.0,
                 "{pace:?}: walker {walker} at {p} is behind the wall"
             );
-            // Thirty footprints of 13.2 packed round a point 10 units from a wall,
-            // on rings a footprint apart, reach about five rings out.
+            // Thirty footprints of 13.2 round a point 10 units from a wall (a half
+            // disc), on rings 0.87 footprint apart, the first a footprint out: within
+            // seven rings, (1 + 6 x 0.87) x 13.2 = 82 units, and a radius.
             assert!(
-                p.distance(goal) < 80.0,
+                p.distance(goal) < 82.0 + radius,
                 "{pace:?}: walker {walker} at {p} is far from {goal}"
             );
         }
@@ -220,5 +221,243 @@ fn walkers_meeting_head_on_in_a_corridor_pass_each_other() {
             );
         }
         assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// Spawns walkers of `radius` and `speed` at `points`.
+fn spawn_all(app: &mut App, points: &[Vec2], radius: f32, speed: f32) -> Vec<(Entity, f32)> {
+    points
+        .iter()
+        .map(|at| {
+            let walker = app
+                .world_mut()
+                .spawn((
+                    Walker::new(speed).with_radius(radius),
+                    Transform::from_translation(at.extend(1.0)),
+                ))
+                .id();
+            (walker, radius)
+        })
+        .collect()
+}
+
+/// Frames until every one of `walkers` has arrived, checking every frame that each is
+/// clear of the walls; panics after `max`.
+fn until_all_arrived(
+    app: &mut App,
+    clock: &mut FrameClock,
+    walkers: &[(Entity, f32)],
+    max: usize,
+    size: (u32, u32),
+    walkable: &impl Fn(u32, u32) -> bool,
+) -> usize {
+    for frame in 1..=max {
+        clock.frame(app);
+        assert_clear_of_walls(app, walkers, size, walkable);
+        let log = app.world().resource::<Log>();
+        if walkers
+            .iter()
+            .all(|&(e, _)| log.has(e, |k| matches!(k, Kind::Arrived(_))))
+        {
+            return frame;
+        }
+    }
+    let late: Vec<_> = walkers
+        .iter()
+        .filter(|&&(e, _)| !arrived(app, e))
+        .map(|&(e, _)| {
+            (
+                e,
+                position(app, e),
+                app.world().get::<WalkState>(e).copied(),
+                app.world()
+                    .get::<WalkPath>(e)
+                    .map(|p| (p.next, p.waypoints.clone())),
+            )
+        })
+        .collect();
+    panic!("not all arrived after {max} frames: {late:?}");
+}
+
+/// A hundred walkers sent to the middle of an open room with a pillar all arrive, no
+/// two closer than 0.9 x the sum of their radii, all clear of the walls all the way.
+#[test]
+fn a_hundred_walkers_to_one_point_all_arrive_apart() {
+    for pace in Pace::BOTH {
+        let (w, h) = (400, 300);
+        // A pillar right of the goal.
+        let walkable = |x: u32, y: u32| !((240..260).contains(&x) && (120..180).contains(&y));
+        let mut app = room_app(pace, w, h, walkable);
+        let points: Vec<Vec2> = (0..100)
+            .map(|i| {
+                Vec2::new(
+                    -180.0 + (i % 10) as f32 * 14.0,
+                    -120.0 + (i / 10) as f32 * 26.0,
+                )
+            })
+            .collect();
+        let walkers = spawn_all(&mut app, &points, 5.0, 90.0);
+        app.update();
+        let ids: Vec<RequestId> = walkers
+            .iter()
+            .map(|&(e, _)| send(&mut app, e, Vec2::new(20.0, 0.0)))
+            .collect();
+        let mut clock = pace.clock();
+        until_all_arrived(&mut app, &mut clock, &walkers, 3000, (w, h), &walkable);
+        let closest = closest_pair(&app, &walkers);
+        assert!(closest >= 0.9, "{pace:?}: {closest}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// Twelve chasers of a standing player stand round it, on at least eight distinct
+/// sides (of sixteen), none on top of another.
+#[test]
+fn chasers_of_a_standing_player_surround_it() {
+    for pace in Pace::BOTH {
+        let (w, h) = (300, 200);
+        let walkable = |_x: u32, _y: u32| true;
+        let mut app = room_app(pace, w, h, walkable);
+        let player = app
+            .world_mut()
+            .spawn((
+                Walker::new(100.0).with_radius(8.0),
+                PlayerWalker,
+                Transform::from_xyz(0.0, 0.0, 1.0),
+            ))
+            .id();
+        let points: Vec<Vec2> = (0..12)
+            .map(|i| {
+                Vec2::new(
+                    -130.0 + (i % 3) as f32 * 16.0,
+                    -60.0 + (i / 3) as f32 * 30.0,
+                )
+            })
+            .collect();
+        let chasers = spawn_all(&mut app, &points, 6.0, 80.0);
+        for &(chaser, _) in &chasers {
+            app.world_mut()
+                .entity_mut(chaser)
+                .insert(WalkChase::new(player));
+        }
+        let mut clock = pace.clock();
+        until_all_arrived(&mut app, &mut clock, &chasers, 1500, (w, h), &walkable);
+        let mut everyone = chasers.clone();
+        everyone.push((player, 8.0));
+        let closest = closest_pair(&app, &everyone);
+        assert!(closest >= 0.9, "{pace:?}: {closest}");
+        let sides: std::collections::HashSet<i32> = chasers
+            .iter()
+            .map(|&(e, _)| {
+                let d = position(&app, e);
+                (d.y.atan2(d.x) / std::f32::consts::TAU * 16.0).floor() as i32
+            })
+            .collect();
+        assert!(sides.len() >= 8, "{pace:?}: on {} sides only", sides.len());
+        for &(e, _) in &chasers {
+            assert!(
+                position(&app, e).length() < 60.0,
+                "{pace:?}: a chaser at {}",
+                position(&app, e)
+            );
+        }
+    }
+}
+
+/// Twenty walkers sent through a door only wide enough for one at a time all get
+/// through and arrive.
+#[test]
+fn a_crowd_through_a_narrow_door_all_arrive() {
+    for pace in Pace::BOTH {
+        let (w, h) = (300, 160);
+        // A wall at x = 150..=155 with a door 16 pixels tall (y = 72..88): room for
+        // one walker of radius 5 (its centre needs the middle 6 pixels).
+        let walkable = |x: u32, y: u32| !(150..=155).contains(&x) || (72..88).contains(&y);
+        let mut app = room_app(pace, w, h, walkable);
+        let points: Vec<Vec2> = (0..20)
+            .map(|i| {
+                Vec2::new(
+                    -130.0 + (i % 5) as f32 * 14.0,
+                    -50.0 + (i / 5) as f32 * 30.0,
+                )
+            })
+            .collect();
+        let walkers = spawn_all(&mut app, &points, 5.0, 80.0);
+        app.update();
+        let ids: Vec<RequestId> = walkers
+            .iter()
+            .map(|&(e, _)| send(&mut app, e, Vec2::new(90.0, 0.0)))
+            .collect();
+        let mut clock = pace.clock();
+        until_all_arrived(&mut app, &mut clock, &walkers, 3000, (w, h), &walkable);
+        for &(e, _) in &walkers {
+            assert!(
+                position(&app, e).x > 10.0,
+                "{pace:?}: {e} did not get through"
+            );
+        }
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// The player walks through a crowd of standing walkers, which parts for it: it
+/// arrives at most a third later than through an empty room, and the crowd is moved
+/// aside, never onto a wall.
+#[test]
+fn the_player_walks_through_a_crowd_that_parts() {
+    for pace in Pace::BOTH {
+        let (w, h) = (300, 120);
+        // A hall 60 pixels tall.
+        let walkable = |_x: u32, y: u32| (30..90).contains(&y);
+        let through = |crowded: bool| {
+            let mut app = room_app(pace, w, h, walkable);
+            let player = app
+                .world_mut()
+                .spawn((
+                    Walker::new(100.0).with_radius(7.0),
+                    PlayerWalker,
+                    Transform::from_xyz(-130.0, 0.0, 1.0),
+                ))
+                .id();
+            let points: Vec<Vec2> = if crowded {
+                (0..24)
+                    .map(|i| {
+                        Vec2::new(-30.0 + (i % 6) as f32 * 15.0, -20.0 + (i / 6) as f32 * 14.0)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let crowd = spawn_all(&mut app, &points, 5.0, 60.0);
+            app.update();
+            let id = send(&mut app, player, Vec2::new(130.0, 0.0));
+            let mut clock = pace.clock();
+            let mut everyone = crowd.clone();
+            everyone.push((player, 7.0));
+            let frames = until_all_arrived(
+                &mut app,
+                &mut clock,
+                &[(player, 7.0)],
+                600,
+                (w, h),
+                &walkable,
+            );
+            assert_clear_of_walls(&app, &everyone, (w, h), &walkable);
+            assert_eq!(position(&app, player), Vec2::new(130.0, 0.0));
+            let moved = crowd
+                .iter()
+                .zip(&points)
+                .filter(|&(&(e, _), &at)| position(&app, e).distance(at) > 2.0)
+                .count();
+            assert_contract(app.world().resource::<Log>(), &[id]);
+            (frames, moved)
+        };
+        let (alone, _) = through(false);
+        let (crowded, moved) = through(true);
+        assert!(moved >= 3, "{pace:?}: only {moved} stepped aside");
+        assert!(
+            crowded * 3 <= alone * 4,
+            "{pace:?}: {crowded} frames against {alone} alone"
+        );
     }
 }

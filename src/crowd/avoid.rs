@@ -41,6 +41,9 @@ pub(crate) struct CrowdMotion {
     pub(crate) replan: bool,
 }
 
+/// A walker whose walk got no shorter for this long no longer gives way to those it
+/// leads ([`walkmask::crowd::Agent::blocked`]).
+const BLOCKED_SECONDS: f32 = 0.5;
 /// A walker whose walk got no shorter for this long beside its claimed spot stands
 /// where it is (a crowd's outer edge).
 const STAND_STALLED_SECONDS: f32 = 1.0;
@@ -57,6 +60,8 @@ pub(crate) struct ArrivalSpot {
     pub(crate) at: Vec2,
     /// The spot is not seen from where the walker was: walk to the end, then to it.
     pub(crate) after_end: bool,
+    /// The walker stands where it is: the walk ends here.
+    pub(crate) here: bool,
 }
 
 /// A walker's mask and grid, for steps off its path.
@@ -101,12 +106,13 @@ impl WalkerGrid {
 
     /// The free spot nearest to `end` for a walker of `radius` at `position`
     /// ([`free_spot`], in mask pixels), clear of `taken` by `gap` (world), and whether
-    /// the walker does not see it from where it is.
+    /// it is not seen from `from` (where the walk's last leg starts).
     #[allow(clippy::too_many_arguments)]
     fn free_spot(
         &self,
         end: Vec2,
         position: Vec2,
+        from: Vec2,
         radius: f32,
         gap: f32,
         taken: &[(Vec2, f32)],
@@ -133,7 +139,7 @@ impl WalkerGrid {
             scratch,
         )?;
         let at = self.mapping.mask_to_world(found);
-        at.is_finite().then(|| (at, !self.sees(position, at)))
+        at.is_finite().then(|| (at, !self.sees(from, at)))
     }
 
     /// World units per mask pixel (the smaller side).
@@ -156,12 +162,12 @@ struct Entry {
     solve: bool,
     /// Its claimed spot (world), counted as taken by others.
     claimed: Option<Vec2>,
-    /// On the last leg of its walk, with no spot yet: the request, the end, and the
-    /// distance to it.
-    claim: Option<(RequestId, Vec2, f32)>,
-    /// The destination asked for, with its spot, when its walk has got no shorter for
-    /// [`STAND_STALLED_SECONDS`].
-    stalled_at: Option<(Vec2, ArrivalSpot)>,
+    /// Walking with no spot yet: the request, the end of the walk, the walk left, and
+    /// where the last leg starts.
+    claim: Option<(RequestId, Vec2, f32, Vec2)>,
+    /// The request and the destination asked for, when its walk has got no shorter
+    /// for [`STAND_STALLED_SECONDS`].
+    stalled_at: Option<(RequestId, Vec2)>,
     gap: f32,
 }
 
@@ -255,6 +261,7 @@ pub(crate) fn avoid_walkers(
         };
         let mut preferred = Vec2::ZERO;
         let mut claim = None;
+        let mut remaining = 0.0;
         motion.replan = false;
         if let Some(path) = path.filter(|_| walking) {
             if motion.spot.is_some_and(|spot| spot.request != path.request) {
@@ -270,11 +277,22 @@ pub(crate) fn avoid_walkers(
                     speed
                 };
                 preferred = to.normalize_or_zero() * pace;
-                if last && avoidance.spread_on_arrival && motion.spot.is_none() {
-                    claim = Some((path.request, next, to.length()));
-                }
             }
-            let remaining = path.remaining_length(position);
+            remaining = path.remaining_length(position);
+            let len = path.waypoints.len();
+            if let Some(&end) = path.waypoints.last()
+                && avoidance.spread_on_arrival
+                && motion.spot.is_none()
+                && path.next < len
+            {
+                // The spot is walked to from the corner before the end.
+                let from = if path.next + 1 < len {
+                    path.waypoints[len - 2]
+                } else {
+                    position
+                };
+                claim = Some((path.request, end, remaining, from));
+            }
             match motion.best_remaining {
                 Some((request, best))
                     if request == path.request && remaining > best - 0.25 * radius =>
@@ -318,6 +336,8 @@ pub(crate) fn avoid_walkers(
                 radius,
                 priority,
                 standing: !walking && !steered,
+                remaining,
+                blocked: motion.stalled >= BLOCKED_SECONDS,
                 layers: avoidance.layers,
                 id: entity.index_u32(),
             },
@@ -328,9 +348,12 @@ pub(crate) fn avoid_walkers(
             claimed: motion.spot.map(|spot| spot.at),
             claim,
             stalled_at: path
-                .filter(|_| walking && motion.stalled >= STAND_STALLED_SECONDS)
-                .zip(motion.spot)
-                .map(|(path, spot)| (path.target, spot)),
+                .filter(|_| {
+                    walking
+                        && avoidance.spread_on_arrival
+                        && motion.stalled >= STAND_STALLED_SECONDS
+                })
+                .map(|path| (path.request, path.target)),
             gap,
         });
     }
@@ -433,21 +456,29 @@ fn avoid_in_room(
                 motion.avoided = Some(v);
             }
         }
-        if let Some((target, spot)) = e.stalled_at {
+        if let Some((request, target)) = e.stalled_at {
             // Blocked at the edge of the crowd round its destination: this is its spot.
             let position = Vec2::new(e.agent.position.x, e.agent.position.y);
             let footprint = 2.0 * e.agent.radius + e.gap;
             let extent = cluster_extent(&work.taken, target, footprint, &mut work.near_end);
-            if position.distance(target) <= extent + footprint && spot.at != position {
+            // Against someone standing there, not merely in a queue.
+            let touching = work.agents.iter().any(|a| {
+                a.standing
+                    && Vec2::new(a.position.x, a.position.y).distance(position)
+                        <= a.radius + e.agent.radius + 2.0 * e.gap
+            });
+            if touching && position.distance(target) <= extent + footprint {
                 motion.spot = Some(ArrivalSpot {
+                    request,
                     at: position,
                     after_end: false,
-                    ..spot
+                    here: true,
                 });
                 work.taken.push((position, e.agent.radius));
+                continue;
             }
         }
-        let Some((request, end, distance)) = e.claim else {
+        let Some((request, end, distance, from)) = e.claim else {
             continue;
         };
         let position = Vec2::new(e.agent.position.x, e.agent.position.y);
@@ -468,12 +499,14 @@ fn avoid_in_room(
             request,
             at: end,
             after_end: false,
+            here: false,
         };
         if occupied(&work.taken)
             && let Some(grid) = WalkerGrid::of(walker, position, rooms, masks, planner)
             && let Some((at, after_end)) = grid.free_spot(
                 end,
                 position,
+                from,
                 radius,
                 e.gap,
                 &work.taken,

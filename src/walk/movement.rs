@@ -6,7 +6,7 @@ use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
-use crate::crowd::avoid::{CrowdMotion, WalkerGrid};
+use crate::crowd::avoid::{ArrivalSpot, CrowdMotion, WalkerGrid};
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
@@ -87,7 +87,7 @@ pub(crate) fn move_walkers(
             continue;
         }
         if let Some(spot) = motion.spot.filter(|spot| spot.request == path.request) {
-            take_spot(&mut path, spot.at, spot.after_end);
+            take_spot(&mut path, spot);
         }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
@@ -181,19 +181,24 @@ fn follow_path(path: &mut WalkPath, pos: &mut Vec2, direction: &mut Vec2, mut bu
 }
 
 /// Makes `spot` the end of `path`: in place of the end, or after it when the spot is
-/// not seen from where the walker was when it was claimed.
-fn take_spot(path: &mut WalkPath, spot: Vec2, after_end: bool) {
+/// not seen from where the last leg starts, or at once (the rest of
+/// the walk dropped) when the walker is to stand where it is.
+fn take_spot(path: &mut WalkPath, spot: ArrivalSpot) {
     let Some(&end) = path.waypoints.last() else {
         return;
     };
-    if end == spot {
+    if end == spot.at {
         return;
     }
     let len = path.waypoints.len();
-    if after_end {
-        path.waypoints.push(spot);
-    } else if path.next + 1 >= len {
-        path.waypoints[len - 1] = spot;
+    if spot.here {
+        path.waypoints.truncate(path.next.min(len));
+        path.next = path.waypoints.len();
+        path.waypoints.push(spot.at);
+    } else if spot.after_end {
+        path.waypoints.push(spot.at);
+    } else if path.next < len {
+        path.waypoints[len - 1] = spot.at;
     }
 }
 

@@ -220,6 +220,8 @@ proptest! {
             radius: 1.0,
             priority: 1,
             standing: false,
+            remaining: 0.0,
+            blocked: false,
             layers: 1,
             id: 0,
         }];
@@ -230,6 +232,8 @@ proptest! {
                 radius: 1.0,
                 priority: 1,
                 standing: false,
+                remaining: 0.0,
+                blocked: false,
                 layers: 1,
                 id: k as u32 + 1,
             });

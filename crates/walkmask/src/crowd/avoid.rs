@@ -19,6 +19,15 @@ pub struct Agent {
     /// Standing (arrived, waiting): it takes a tenth of the correction against a
     /// walking agent of the same priority, which takes the rest.
     pub standing: bool,
+    /// How far it still has to walk (any unit, the same for all agents; ignored while
+    /// standing): of two walking agents of equal priority, the one with clearly less
+    /// left to walk leads (takes less of the correction), so that a crowd at a door
+    /// files through it, the one nearest its end first, instead of jamming.
+    pub remaining: f32,
+    /// It has made no headway for a while (the caller decides how long): when it
+    /// leads, it stops giving way to the agent it leads, which gives way all the way,
+    /// so that a jam at a door clears.
+    pub blocked: bool,
     /// Agents avoid each other when their layers share a bit.
     pub layers: u32,
     /// A number unique to the agent (an entity's index): breaks ties, so that two
@@ -28,7 +37,11 @@ pub struct Agent {
 
 /// The part of the correction `me` takes against `other` (0 to 1; the other takes
 /// the rest), or `None` when `me` does not adjust for `other` at all (lower
-/// priority, or no common layer).
+/// priority, or no common layer). Between equals: a tenth for a standing agent
+/// against a walking one; between walking ones, a fifth for the one that leads (the
+/// one clearly nearer its end, see [`Agent::remaining`], else the lower id) and four
+/// fifths for the other, or none and all when the leader is [`Agent::blocked`]; half
+/// between standing ones.
 pub fn share(me: &Agent, other: &Agent) -> Option<f32> {
     if me.layers & other.layers == 0 || me.priority > other.priority {
         return None;
@@ -36,11 +49,45 @@ pub fn share(me: &Agent, other: &Agent) -> Option<f32> {
     if me.priority < other.priority {
         return Some(1.0);
     }
+    if !me.standing && !other.standing {
+        let leads = leads(me, other);
+        if leads && me.blocked {
+            return None;
+        }
+        if !leads && other.blocked {
+            return Some(1.0);
+        }
+    }
     Some(match (me.standing, other.standing) {
         (true, false) => 0.1,
         (false, true) => 0.9,
-        _ => 0.5,
+        (true, true) => 0.5,
+        (false, false) => {
+            if leads(me, other) {
+                0.2
+            } else {
+                0.8
+            }
+        }
     })
+}
+
+/// Of two walking agents, one whose walk left is shorter by this many times the sum of
+/// their radii leads.
+const LEAD: f32 = 0.5;
+
+/// Whether walking agent `me` leads `other`: clearly nearer its end, or about as near
+/// and with the lower id. Never both ways: no symmetric standoff at a door.
+fn leads(me: &Agent, other: &Agent) -> bool {
+    let ahead = other.remaining - me.remaining;
+    let clearly = LEAD * (me.radius + other.radius);
+    if ahead > clearly {
+        true
+    } else if ahead < -clearly {
+        false
+    } else {
+        me.id < other.id
+    }
 }
 
 /// How far ahead and how widely agents look (in the caller's units).
