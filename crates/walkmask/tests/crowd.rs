@@ -58,6 +58,8 @@ fn crowd(n: usize) -> impl Strategy<Value = Vec<Agent>> {
                     radius,
                     priority,
                     standing,
+                    remaining: x + y,
+                    blocked: x > 30.0,
                     layers: 1,
                     id: i as u32,
                 },
