@@ -87,7 +87,7 @@ pub fn free_spot(
     if free(goal) {
         return Some(goal);
     }
-    // Rings a footprint apart, their points a footprint apart along them.
+    // Rings about a footprint apart.
     let step = spacing.max(1.0);
     let approach_angle = {
         let (dx, dy) = (approach.x - goal.x, approach.y - goal.y);
@@ -103,7 +103,9 @@ pub fn free_spot(
         if ring_radius.is_nan() || ring_radius > max_distance || max_distance.is_nan() {
             return None;
         }
-        let count = ((std::f32::consts::TAU * ring_radius / step).floor() as u32).max(6);
+        // Half a footprint apart: spots already taken on this ring or the one before
+        // leave gaps at any angle.
+        let count = ((2.0 * std::f32::consts::TAU * ring_radius / step).floor() as u32).max(12);
         scratch.candidates.clear();
         for k in 0..count {
             // Points either side of the approach angle, alternately.
