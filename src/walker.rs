@@ -7,6 +7,7 @@ use crate::crowd::avoid::CrowdMotion;
 use crate::facing::{FaceTarget, Facing};
 use crate::request::RequestId;
 use crate::room::WalkAreas;
+use crate::walk::movement::OffPath;
 
 /// An entity that walks on a [`WalkRoom`](crate::WalkRoom)'s mask at a constant speed.
 ///
@@ -31,7 +32,15 @@ use crate::room::WalkAreas;
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, Default)]
-#[require(Transform, WalkState, WalkHeading, Facing, Avoidance, CrowdMotion)]
+#[require(
+    Transform,
+    WalkState,
+    WalkHeading,
+    Facing,
+    Avoidance,
+    CrowdMotion,
+    OffPath
+)]
 pub struct Walker {
     /// World units per second.
     pub speed: f32,

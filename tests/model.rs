@@ -1,7 +1,8 @@
 //! Model-based randomized test of the walk lifecycle: random sequences of what games
 //! do to walkers (requests, a request every frame, stops, steering on and off,
 //! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
-//! obstacles added and removed, the room moved, walkers moved by game code,
+//! obstacles added and removed, avoidance switched and its priority changed among
+//! walkers with radii, the room moved, walkers moved by game code,
 //! despawned, stripped of `Walker`, the mask replaced), under every answer timing,
 //! checked against the invariants after every frame and at the end:
 //!
@@ -166,7 +167,7 @@ impl Case {
             seen_entries: 0,
             trace: Vec::new(),
         };
-        for _ in 0..1 + case.rng.below(4) {
+        for _ in 0..1 + case.rng.below(6) {
             case.spawn_walker();
         }
         case
@@ -193,8 +194,14 @@ impl Case {
     fn spawn_walker(&mut self) {
         let at = self.random_walkable();
         let speed = 60.0 + self.rng.below(200) as f32;
+        // Half of them with a radius: those avoid each other.
+        let radius = if self.rng.chance(2) {
+            0.0
+        } else {
+            0.5 + self.rng.below(5) as f32 * 0.5
+        };
         let mut walker = self.app.world_mut().spawn((
-            Walker::new(speed),
+            Walker::new(speed).with_radius(radius),
             Transform::from_translation(at.extend(1.0)),
         ));
         if self.rng.chance(2) {
@@ -226,7 +233,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(16);
+        let op = self.rng.below(17);
         let at = self
             .app
             .world()
@@ -344,6 +351,15 @@ impl Case {
                     self.app.world_mut().entity_mut(walker).remove::<Walker>();
                 }
                 self.spawn_walker();
+            }
+            15 => {
+                // Avoidance off, on, or at another priority.
+                let avoidance = match self.rng.below(3) {
+                    0 => Avoidance::off(),
+                    1 => Avoidance::default(),
+                    _ => Avoidance::default().with_priority(self.rng.below(256) as u8),
+                };
+                self.app.world_mut().entity_mut(walker).insert(avoidance);
             }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);

@@ -56,10 +56,11 @@ const REPLAN_STALLED_SECONDS: f32 = 3.0;
 pub(crate) struct ArrivalSpot {
     /// The request whose walk it ends.
     pub(crate) request: RequestId,
+    /// The end of the walk it was claimed for (world): a walk planned again to
+    /// another end drops it.
+    pub(crate) end: Vec2,
     /// The spot (world).
     pub(crate) at: Vec2,
-    /// The spot is not seen from where the walker was: walk to the end, then to it.
-    pub(crate) after_end: bool,
     /// The walker stands where it is: the walk ends here.
     pub(crate) here: bool,
 }
@@ -105,20 +106,18 @@ impl WalkerGrid {
     }
 
     /// The free spot nearest to `end` for a walker of `radius` at `position`
-    /// ([`free_spot`], in mask pixels), clear of `taken` by `gap` (world), and whether
-    /// it is not seen from `from` (where the walk's last leg starts).
+    /// ([`free_spot`], in mask pixels), clear of `taken` by `gap` (world).
     #[allow(clippy::too_many_arguments)]
     fn free_spot(
         &self,
         end: Vec2,
         position: Vec2,
-        from: Vec2,
         radius: f32,
         gap: f32,
         taken: &[(Vec2, f32)],
         taken_mask: &mut Vec<(Point, f32)>,
         scratch: &mut SpotScratch,
-    ) -> Option<(Vec2, bool)> {
+    ) -> Option<Vec2> {
         let pixel = self.pixel().max(f32::MIN_POSITIVE);
         taken_mask.clear();
         taken_mask.extend(
@@ -139,7 +138,7 @@ impl WalkerGrid {
             scratch,
         )?;
         let at = self.mapping.mask_to_world(found);
-        at.is_finite().then(|| (at, !self.sees(from, at)))
+        at.is_finite().then_some(at)
     }
 
     /// World units per mask pixel (the smaller side).
@@ -162,9 +161,8 @@ struct Entry {
     solve: bool,
     /// Its claimed spot (world), counted as taken by others.
     claimed: Option<Vec2>,
-    /// Walking with no spot yet: the request, the end of the walk, the walk left, and
-    /// where the last leg starts.
-    claim: Option<(RequestId, Vec2, f32, Vec2)>,
+    /// Walking with no spot yet: the request, the end of the walk, and the walk left.
+    claim: Option<(RequestId, Vec2, f32)>,
     /// The request and the destination asked for, when its walk has got no shorter
     /// for [`STAND_STALLED_SECONDS`].
     stalled_at: Option<(RequestId, Vec2)>,
@@ -264,7 +262,14 @@ pub(crate) fn avoid_walkers(
         let mut remaining = 0.0;
         motion.replan = false;
         if let Some(path) = path.filter(|_| walking) {
-            if motion.spot.is_some_and(|spot| spot.request != path.request) {
+            // A spot for another request, or for an end the walk no longer has.
+            if motion.spot.is_some_and(|spot| {
+                spot.request != path.request
+                    || path
+                        .waypoints
+                        .last()
+                        .is_none_or(|&last| last != spot.end && last != spot.at)
+            }) {
                 motion.spot = None;
             }
             if let Some(&next) = path.waypoints.get(path.next) {
@@ -285,13 +290,7 @@ pub(crate) fn avoid_walkers(
                 && motion.spot.is_none()
                 && path.next < len
             {
-                // The spot is walked to from the corner before the end.
-                let from = if path.next + 1 < len {
-                    path.waypoints[len - 2]
-                } else {
-                    position
-                };
-                claim = Some((path.request, end, remaining, from));
+                claim = Some((path.request, end, remaining));
             }
             match motion.best_remaining {
                 Some((request, best))
@@ -470,15 +469,15 @@ fn avoid_in_room(
             if touching && position.distance(target) <= extent + footprint {
                 motion.spot = Some(ArrivalSpot {
                     request,
+                    end: position,
                     at: position,
-                    after_end: false,
                     here: true,
                 });
                 work.taken.push((position, e.agent.radius));
                 continue;
             }
         }
-        let Some((request, end, distance, from)) = e.claim else {
+        let Some((request, end, distance)) = e.claim else {
             continue;
         };
         let position = Vec2::new(e.agent.position.x, e.agent.position.y);
@@ -497,16 +496,15 @@ fn avoid_in_room(
         };
         let mut spot = ArrivalSpot {
             request,
+            end,
             at: end,
-            after_end: false,
             here: false,
         };
         if occupied(&work.taken)
             && let Some(grid) = WalkerGrid::of(walker, position, rooms, masks, planner)
-            && let Some((at, after_end)) = grid.free_spot(
+            && let Some(at) = grid.free_spot(
                 end,
                 position,
-                from,
                 radius,
                 e.gap,
                 &work.taken,
@@ -515,7 +513,6 @@ fn avoid_in_room(
             )
         {
             spot.at = at;
-            spot.after_end = after_end;
         }
         motion.spot = Some(spot);
         work.taken.push((spot.at, radius));

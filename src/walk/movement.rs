@@ -31,9 +31,17 @@ type MovingWalker = (
     Option<&'static mut Facing>,
     Has<WalkOnHold>,
     &'static CrowdMotion,
+    &'static mut OffPath,
     Has<PathJob>,
     Has<WalkChase>,
 );
+
+/// Whether a walker was turned off its path (by avoidance) and has not reached a
+/// corner of it since: it may not see the path's next corner in a straight line, so
+/// it walks there through [`WalkerGrid::slide`], never straight through a wall, until
+/// it reaches it (or its walk is planned again).
+#[derive(Component, Default, Clone, Copy, Debug)]
+pub(crate) struct OffPath(bool);
 
 /// Where a walker's mask and grid come from, for steps off its path.
 #[derive(bevy::ecs::system::SystemParam)]
@@ -77,6 +85,7 @@ pub(crate) fn move_walkers(
         facing,
         held,
         motion,
+        mut off_path,
         planning,
         chaser,
     ) in &mut walkers.p0()
@@ -86,11 +95,13 @@ pub(crate) fn move_walkers(
             heading.set_if_neq(WalkHeading(Vec2::ZERO));
             continue;
         }
-        if let Some(spot) = motion.spot.filter(|spot| spot.request == path.request) {
-            take_spot(&mut path, spot);
-        }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
+        if let Some(spot) = motion.spot.filter(|spot| spot.request == path.request) {
+            take_spot(&mut path, spot, start, |a, b| {
+                grids.of(walker, start).is_some_and(|grid| grid.sees(a, b))
+            });
+        }
         let mut pos = start;
         let speed = if walker.speed.is_finite() {
             walker.speed.max(0.0)
@@ -99,31 +110,46 @@ pub(crate) fn move_walkers(
         };
         let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
         let mut direction = heading.0;
-        let turned = motion.avoided.and_then(|velocity| {
-            let grid = grids.of(walker, start)?;
-            let to = grid.slide(start, velocity * dt)?;
-            Some((grid, to))
+        // Off the path: the velocity avoidance gave, or straight on toward the next
+        // corner, through the grid.
+        let wanted = motion.avoided.or_else(|| {
+            let goal = *path.waypoints.get(path.next)?;
+            let to = goal - start;
+            let distance = to.length();
+            off_path
+                .0
+                .then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
         });
         if motion.replan && !planning {
             debug!("walker {entity}: blocked, re-planning");
             queue_replan(&mut commands, entity, &path, chaser);
         }
-        if let Some((grid, to)) = turned {
-            // Turned aside: the velocity avoidance gave, then the corners reached.
+        if let Some(velocity) = wanted {
+            let Some((grid, to)) = grids
+                .of(walker, start)
+                .and_then(|grid| Some((grid.slide(start, velocity * dt)?, grid)))
+                .map(|(to, grid)| (grid, to))
+            else {
+                // No grid yet: it waits rather than walk blind.
+                heading.set_if_neq(WalkHeading(Vec2::ZERO));
+                continue;
+            };
             pos = to;
             if to != start {
                 direction = (to - start).normalize_or(direction);
             }
+            // The corners reached, each exactly: back on the path.
             let reach = (speed * dt).max(grid.pixel() * 0.5);
+            let mut on_path = false;
             while let Some(&goal) = path.waypoints.get(path.next) {
                 if pos.distance(goal) > reach || !grid.sees(pos, goal) {
                     break;
                 }
-                if path.next + 1 == path.waypoints.len() {
-                    pos = goal; // the end, exactly
-                }
+                pos = goal;
+                on_path = true;
                 path.next += 1;
             }
+            off_path.0 = motion.avoided.is_some() || !on_path;
             if let Some(&goal) = path.waypoints.get(path.next)
                 && !planning
                 && !grid.sees(pos, goal)
@@ -180,25 +206,39 @@ fn follow_path(path: &mut WalkPath, pos: &mut Vec2, direction: &mut Vec2, mut bu
     }
 }
 
-/// Makes `spot` the end of `path`: in place of the end, or after it when the spot is
-/// not seen from where the last leg starts, or at once (the rest of
-/// the walk dropped) when the walker is to stand where it is.
-fn take_spot(path: &mut WalkPath, spot: ArrivalSpot) {
-    let Some(&end) = path.waypoints.last() else {
+/// Makes `spot` the end of `path` (claimed for its end, which the walker at
+/// `position` has not reached): in place of the end when `sees` says the spot is seen
+/// from where the last leg starts, else after the end (the spot is always seen from
+/// the end); or at once, the rest of the walk dropped, when the walker is to stand
+/// where it is.
+fn take_spot(
+    path: &mut WalkPath,
+    spot: ArrivalSpot,
+    position: Vec2,
+    sees: impl FnOnce(Vec2, Vec2) -> bool,
+) {
+    let len = path.waypoints.len();
+    let Some(&last) = path.waypoints.last() else {
         return;
     };
-    if end == spot.at {
-        return;
+    if last == spot.at || last != spot.end || path.next >= len {
+        return; // taken already, or claimed for another end
     }
-    let len = path.waypoints.len();
     if spot.here {
-        path.waypoints.truncate(path.next.min(len));
+        path.waypoints.truncate(path.next);
         path.next = path.waypoints.len();
         path.waypoints.push(spot.at);
-    } else if spot.after_end {
-        path.waypoints.push(spot.at);
-    } else if path.next < len {
+        return;
+    }
+    let leg_start = if path.next + 1 < len {
+        path.waypoints[len - 2]
+    } else {
+        position
+    };
+    if sees(leg_start, spot.at) {
         path.waypoints[len - 1] = spot.at;
+    } else {
+        path.waypoints.push(spot.at);
     }
 }
 
