@@ -163,9 +163,9 @@ struct Entry {
     claimed: Option<Vec2>,
     /// Walking with no spot yet: the request, the end of the walk, and the walk left.
     claim: Option<(RequestId, Vec2, f32)>,
-    /// The request and the destination asked for, when its walk has got no shorter
-    /// for [`STAND_STALLED_SECONDS`].
-    stalled_at: Option<(RequestId, Vec2)>,
+    /// The request, the destination asked for and the end of the walk, when its walk
+    /// has got no shorter for [`STAND_STALLED_SECONDS`].
+    stalled_at: Option<(RequestId, Vec2, Vec2)>,
     gap: f32,
 }
 
@@ -352,7 +352,7 @@ pub(crate) fn avoid_walkers(
                         && avoidance.spread_on_arrival
                         && motion.stalled >= STAND_STALLED_SECONDS
                 })
-                .map(|path| (path.request, path.target)),
+                .and_then(|path| Some((path.request, path.target, *path.waypoints.last()?))),
             gap,
         });
     }
@@ -455,7 +455,7 @@ fn avoid_in_room(
                 motion.avoided = Some(v);
             }
         }
-        if let Some((request, target)) = e.stalled_at {
+        if let Some((request, target, end)) = e.stalled_at {
             // Blocked at the edge of the crowd round its destination: this is its spot.
             let position = Vec2::new(e.agent.position.x, e.agent.position.y);
             let footprint = 2.0 * e.agent.radius + e.gap;
@@ -469,7 +469,7 @@ fn avoid_in_room(
             if touching && position.distance(target) <= extent + footprint {
                 motion.spot = Some(ArrivalSpot {
                     request,
-                    end: position,
+                    end,
                     at: position,
                     here: true,
                 });
