@@ -36,7 +36,14 @@
 //! * `walkers-300`, `walkers-1000`: the room with 300 and 1,000 walkers;
 //! * `crowd`: 300 walkers, all sent together to a new point every half second (a
 //!   crowd following the player), which also prints the distance fields filled per
-//!   second and how many walks were traced from a shared field.
+//!   second and how many walks were traced from a shared field;
+//! * `avoid-300`: the room with 300 walkers of radius 6 that keep walking and avoid
+//!   each other ([`Avoidance`](bevy_walkmask::Avoidance));
+//! * `crowd-avoid`: the crowd with radius 6, so that it spreads round each point.
+//!
+//! Scenes with radii also print how many pairs of walkers overlap at the end (closer
+//! than 0.9 x the sum of their radii). `--no-avoidance` turns avoidance off
+//! ([`WalkTuning::avoidance`](bevy_walkmask::WalkTuning::avoidance)) for comparison.
 //!
 //! `--no-warm` turns warm fields off ([`WalkmaskPlugin::warm_fields`]) for
 //! comparison. `--hover` and `--hover-rest` add a standing player and move the hover
@@ -44,7 +51,7 @@
 //! to the room scene; `--crowd` is `--scene crowd`.
 //!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--hover | --hover-rest]
+//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;
@@ -253,6 +260,21 @@ impl Scene {
             Scene {
                 name: "crowd",
                 walkers: 300,
+                requests_per_second: 0.0,
+                crowd: true,
+                ..Scene::room()
+            },
+            Scene {
+                name: "avoid-300",
+                walkers: 300,
+                radius: 6.0,
+                keep_walking: true,
+                ..Scene::room()
+            },
+            Scene {
+                name: "crowd-avoid",
+                walkers: 300,
+                radius: 6.0,
                 requests_per_second: 0.0,
                 crowd: true,
                 ..Scene::room()
@@ -580,10 +602,11 @@ struct Row {
     max: f64,
     start_up_max: f64,
     mean_latency: f64,
+    overlapping: usize,
 }
 
 /// Runs `scene` for `seconds` of paced frames and prints its numbers.
-fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
+fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
     let frames = (seconds / FRAME.as_secs_f64()).round() as u64;
     let (width, height, cells) = scene.floor.cells();
     let mut app = App::new();
@@ -594,6 +617,10 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
         InputPlugin,
         WalkmaskPlugin {
             warm_fields,
+            tuning: WalkTuning {
+                avoidance,
+                ..default()
+            },
             ..default()
         },
     ))
@@ -634,6 +661,7 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
     }
     let wall = run_started.elapsed();
 
+    let overlapping = overlapping_pairs(&mut app);
     let world = app.world();
     let bench = world.resource::<Bench>();
     let mut spans: Vec<f64> = bench.spans.iter().copied().map(ms).collect();
@@ -651,13 +679,14 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
     latencies.sort_unstable();
 
     println!(
-        "scene {}: {} {} x {}, {}; warm fields {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
+        "scene {}: {} {} x {}, {}; warm fields {}, avoidance {}, {frames} frames of {} ms ({seconds} s virtual, {:.1} s wall), profile {}",
         scene.name,
         scene.floor.name(),
         width,
         height,
         scene.load(),
         if warm_fields { "on" } else { "off" },
+        if avoidance { "on" } else { "off" },
         FRAME.as_millis(),
         wall.as_secs_f64(),
         if cfg!(debug_assertions) {
@@ -708,6 +737,11 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
         latencies.last().copied().unwrap_or(0),
         latencies.len()
     );
+    if scene.radius > 0.0 {
+        println!(
+            "  at the end: {overlapping} pairs of walkers closer than 0.9 x the sum of their radii"
+        );
+    }
     println!(
         "  walking on average: {:.1} of {} walkers",
         bench.walking_samples as f64 / frames as f64,
@@ -731,13 +765,34 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool) -> Row {
         max: spans.last().copied().unwrap_or(f64::NAN),
         start_up_max: ms(bench.start_up_max),
         mean_latency,
+        overlapping,
     }
+}
+
+/// Pairs of walkers with radii whose centres are closer than 0.9 x the sum of their
+/// radii.
+fn overlapping_pairs(app: &mut App) -> usize {
+    let mut query = app.world_mut().query::<(&Walker, &Transform)>();
+    let discs: Vec<(Vec2, f32)> = query
+        .iter(app.world())
+        .filter(|(w, _)| w.radius > 0.0)
+        .map(|(w, t)| (t.translation.truncate(), w.radius))
+        .collect();
+    let mut count = 0;
+    for (i, &(a, ra)) in discs.iter().enumerate() {
+        for &(b, rb) in &discs[i + 1..] {
+            if a.distance(b) < 0.9 * (ra + rb) {
+                count += 1;
+            }
+        }
+    }
+    count
 }
 
 fn usage(problem: &str) -> ! {
     let names: Vec<&str> = Scene::matrix().iter().map(|s| s.name).collect();
     eprintln!(
-        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
+        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
         names.join(", ")
     );
     std::process::exit(2);
@@ -746,12 +801,14 @@ fn usage(problem: &str) -> ! {
 fn main() {
     let mut seconds = 30.0;
     let mut warm_fields = true;
+    let mut avoidance = true;
     let mut chosen = vec![Scene::room()];
     let mut hover = 0;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-warm" => warm_fields = false,
+            "--no-avoidance" => avoidance = false,
             "--hover" => hover = 1,
             "--hover-rest" => hover = 15,
             "--crowd" => chosen = Scene::matrix().into_iter().filter(|s| s.crowd).collect(),
@@ -778,17 +835,17 @@ fn main() {
     }
     let rows: Vec<Row> = chosen
         .iter()
-        .map(|scene| run(scene, seconds, warm_fields))
+        .map(|scene| run(scene, seconds, warm_fields, avoidance))
         .collect();
     if rows.len() > 1 {
         println!();
         println!(
-            "| scene | mask | load | median ms | p99 ms | max ms | start-up max ms | latency (frames) |"
+            "| scene | mask | load | median ms | p99 ms | max ms | start-up max ms | latency (frames) | overlapping pairs |"
         );
-        println!("|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|");
         for row in rows {
             println!(
-                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.1} |",
+                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.1} | {} |",
                 row.scene.name,
                 row.scene.floor.name(),
                 row.scene.load(),
@@ -796,7 +853,12 @@ fn main() {
                 row.p99,
                 row.max,
                 row.start_up_max,
-                row.mean_latency
+                row.mean_latency,
+                if row.scene.radius > 0.0 {
+                    row.overlapping.to_string()
+                } else {
+                    "-".to_owned()
+                }
             );
         }
     }

@@ -41,6 +41,9 @@ pub(crate) struct CrowdMotion {
     pub(crate) replan: bool,
 }
 
+/// A walking walker is turned aside when the velocity avoidance gives it differs from
+/// the one it wants by more than this share of its speed; less is walked as planned.
+const DEFLECTED: f32 = 0.05;
 /// A walker whose walk got no shorter for this long no longer gives way to those it
 /// leads ([`walkmask::crowd::Agent::blocked`]).
 const BLOCKED_SECONDS: f32 = 0.5;
@@ -66,6 +69,7 @@ pub(crate) struct ArrivalSpot {
 }
 
 /// A walker's mask and grid, for steps off its path.
+#[derive(Clone)]
 pub(crate) struct WalkerGrid {
     mapping: MaskMapping,
     grid: NavGrid,
@@ -402,12 +406,9 @@ fn avoid_in_room(
     work.agents.clear();
     work.agents.extend(entries.iter().map(|e| e.agent));
     params.max_radius = work.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
-    let reach = entries
-        .iter()
-        .map(|e| e.max_speed * params.time_horizon)
-        .fold(0.0, f32::max)
-        + 2.0 * params.max_radius;
-    work.avoider.prepare(&work.agents, reach.max(1.0));
+    // Cells about two footprints across: neighbours are looked for ring by ring.
+    work.avoider
+        .prepare(&work.agents, (4.0 * params.max_radius).max(1.0));
     // Spots taken: where walkers stand, and spots claimed.
     work.taken.clear();
     for e in entries.iter() {
@@ -447,7 +448,7 @@ fn avoid_in_room(
         let preferred = Vec2::new(e.preferred.x, e.preferred.y);
         if avoided.neighbours > 0 {
             let moved = if e.walking {
-                v.distance(preferred) > 0.01 * e.max_speed.max(1e-3)
+                v.distance(preferred) > DEFLECTED * e.max_speed.max(1e-3)
             } else {
                 v.length() > 0.05 * e.max_speed
             };

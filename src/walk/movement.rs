@@ -12,6 +12,7 @@ use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::basis::Rooms;
 use crate::plan::worker::Planner;
+use crate::room::WalkAreas;
 use crate::scaling::DepthScale;
 use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
@@ -43,17 +44,37 @@ type MovingWalker = (
 #[derive(Component, Default, Clone, Copy, Debug)]
 pub(crate) struct OffPath(bool);
 
-/// Where a walker's mask and grid come from, for steps off its path.
+/// Where a walker's mask and grid come from, for steps off its path: looked up once
+/// a frame per room, radius and areas.
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct Grids<'w, 's> {
     rooms: Rooms<'w, 's>,
     masks: Res<'w, Assets<WalkMask>>,
     planner: Res<'w, Planner>,
+    memo: Local<'s, Vec<(GridMemoKey, Option<WalkerGrid>)>>,
 }
 
+/// What a walker's grid depends on besides where it stands (which matters only with
+/// several rooms and no room named).
+type GridMemoKey = (Option<Entity>, u32, Option<WalkAreas>);
+
 impl Grids<'_, '_> {
-    fn of(&self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
-        WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner)
+    /// Forgets last frame's look-ups.
+    fn new_frame(&mut self) {
+        self.memo.clear();
+    }
+
+    fn of(&mut self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
+        let memo = walker.room.is_some() || self.rooms.iter().nth(1).is_none();
+        let key = (walker.room, walker.radius.to_bits(), walker.areas);
+        if memo && let Some((_, grid)) = self.memo.iter().find(|(k, _)| *k == key) {
+            return grid.clone();
+        }
+        let grid = WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
+        if memo {
+            self.memo.push((key, grid.clone()));
+        }
+        grid
     }
 }
 
@@ -71,9 +92,10 @@ pub(crate) fn move_walkers(
     time: Res<Time>,
     mut walkers: ParamSet<(Query<MovingWalker>, Placements)>,
     parents: Parents,
-    grids: Grids,
+    mut grids: Grids,
 ) {
     let dt = time.delta_secs();
+    grids.new_frame();
     for (
         entity,
         walker,
@@ -110,8 +132,19 @@ pub(crate) fn move_walkers(
         };
         let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
         let mut direction = heading.0;
-        // Off the path: the velocity avoidance gave, or straight on toward the next
-        // corner, through the grid.
+        // Back on its way once it sees its next corner: it walks straight there.
+        if off_path.0
+            && motion.avoided.is_none()
+            && path.waypoints.get(path.next).is_none_or(|&goal| {
+                grids
+                    .of(walker, start)
+                    .is_some_and(|grid| grid.sees(start, goal))
+            })
+        {
+            off_path.0 = false;
+        }
+        // Off the path: the velocity avoidance gave, or toward the next corner, through
+        // the grid.
         let wanted = motion.avoided.or_else(|| {
             let goal = *path.waypoints.get(path.next)?;
             let to = goal - start;
@@ -150,7 +183,13 @@ pub(crate) fn move_walkers(
                 path.next += 1;
             }
             off_path.0 = motion.avoided.is_some() || !on_path;
+            // It looks for its corner again only when a wall turned or stopped its
+            // step: a wall that comes between a walker and its corner turns its next
+            // step toward it, and until then its steps are legal all the same.
+            let step = velocity * dt;
+            let walled = (to - start).distance(step) > 0.1 * step.length() + 1e-4;
             if let Some(&goal) = path.waypoints.get(path.next)
+                && walled
                 && !planning
                 && !grid.sees(pos, goal)
             {
@@ -256,9 +295,10 @@ pub(crate) fn nudge_standing_walkers(
     time: Res<Time>,
     mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
     parents: Parents,
-    grids: Grids,
+    mut grids: Grids,
 ) {
     let dt = time.delta_secs();
+    grids.new_frame();
     for (walker, mut transform, child_of, motion) in &mut walkers {
         let Some(velocity) = motion.avoided else {
             continue;

@@ -133,18 +133,31 @@ impl NeighbourGrid {
             return;
         }
         let mut reach_squared = range * range;
-        let (c0, r0) = self.cell_coords(p - Vector::new(range, range));
-        let (c1, r1) = self.cell_coords(p + Vector::new(range, range));
-        for row in r0..=r1 {
-            let base = row * self.columns;
-            let (a, b) = (self.starts[base + c0], self.starts[base + c1 + 1]);
+        // Ring by ring of cells outward, until a ring's nearest point lies beyond the
+        // k-th nearest found (or the range): a crowd packed round one point costs k
+        // and a few cells, not everyone within the range.
+        let (cx, cy) = (self.cell_coords(p).0 as i64, self.cell_coords(p).1 as i64);
+        let rings = ((range / self.cell).ceil() as i64 + 1).min(self.columns.max(self.rows) as i64);
+        let mut visit = |x0: i64, x1: i64, y: i64, out: &mut Vec<(f32, usize)>, reach: &mut f32| {
+            if y < 0 || y >= self.rows as i64 {
+                return;
+            }
+            let (x0, x1) = (x0.max(0), x1.min(self.columns as i64 - 1));
+            if x0 > x1 {
+                return;
+            }
+            let base = y as usize * self.columns;
+            let (a, b) = (
+                self.starts[base + x0 as usize],
+                self.starts[base + x1 as usize + 1],
+            );
             for &j in &self.agents[a as usize..b as usize] {
                 let j = j as usize;
                 if j == me {
                     continue;
                 }
                 let d = (positions[j] - p).length_squared();
-                if d > reach_squared || !accept(j) {
+                if d > *reach || !accept(j) {
                     continue;
                 }
                 let at = out.partition_point(|&(e, i)| (e, i) < (d, j));
@@ -156,8 +169,26 @@ impl NeighbourGrid {
                 }
                 out.insert(at, (d, j));
                 if out.len() == k {
-                    reach_squared = out[k - 1].0;
+                    *reach = out[k - 1].0;
                 }
+            }
+        };
+        for ring in 0..=rings {
+            if ring >= 1 {
+                let nearest = (ring - 1) as f32 * self.cell;
+                if nearest * nearest > reach_squared {
+                    break;
+                }
+            }
+            if ring == 0 {
+                visit(cx, cx, cy, out, &mut reach_squared);
+                continue;
+            }
+            visit(cx - ring, cx + ring, cy - ring, out, &mut reach_squared);
+            visit(cx - ring, cx + ring, cy + ring, out, &mut reach_squared);
+            for y in cy - ring + 1..cy + ring {
+                visit(cx - ring, cx - ring, y, out, &mut reach_squared);
+                visit(cx + ring, cx + ring, y, out, &mut reach_squared);
             }
         }
     }
@@ -204,11 +235,17 @@ mod tests {
         let positions: Vec<Vector> = (0..300)
             .map(|_| Vector::new(next() * 500.0, next() * 300.0))
             .collect();
+        for cell in [40.0, 7.0, 500.0] {
+            nearest_matches_brute_force_with(&positions, cell);
+        }
+    }
+
+    fn nearest_matches_brute_force_with(positions: &[Vector], cell: f32) {
         let mut grid = NeighbourGrid::new();
-        grid.build(&positions, 40.0);
+        grid.build(positions, cell);
         let mut out = Vec::new();
         for me in 0..positions.len() {
-            grid.nearest(&positions, me, 60.0, 8, |_| true, &mut out);
+            grid.nearest(positions, me, 60.0, 8, |_| true, &mut out);
             let mut brute: Vec<(f32, usize)> = positions
                 .iter()
                 .enumerate()
@@ -218,7 +255,7 @@ mod tests {
                 .collect();
             brute.sort_by(|a, b| a.partial_cmp(b).unwrap());
             brute.truncate(8);
-            assert_eq!(out, brute, "agent {me}");
+            assert_eq!(out, brute, "agent {me}, cells of {cell}");
         }
     }
 
