@@ -10,7 +10,10 @@
 //! point, `D` toggles the debug overlay, `Esc` quits. The status line shows the
 //! frame time, how many distance fields were filled and how many walks were traced
 //! from a shared one: with 300 walkers sent to one point, one field is filled on the
-//! task pool and every walker traces it, instead of 300 searches.
+//! task pool and every walker traces it, instead of 300 searches. Members have a
+//! radius, so they avoid each other as they walk and stand side by side where they
+//! arrive ([`Avoidance`](bevy_walkmask::Avoidance)); the status line counts the
+//! pairs that overlap.
 
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
@@ -22,6 +25,9 @@ use bevy_walkmask::prelude::*;
 const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
 /// Walkers in the crowd.
 const CROWD: usize = 300;
+/// Radius of a crowd member's footprint (world units): members avoid each other and
+/// stand side by side where they arrive.
+const MEMBER_RADIUS: f32 = 6.0;
 /// Seconds between the crowd's new destinations while following.
 const FOLLOW_PERIOD: f32 = 0.5;
 
@@ -156,7 +162,7 @@ fn spawn_crowd(
         let hue = (placed as f32 * 137.5) % 360.0;
         commands.spawn((
             Member,
-            Walker::new(140.0 + (next() % 80) as f32),
+            Walker::new(140.0 + (next() % 80) as f32).with_radius(MEMBER_RADIUS),
             Sprite::from_color(Color::hsl(hue, 0.55, 0.6), Vec2::new(10.0, 30.0)),
             Anchor::BOTTOM_CENTER,
             Transform::from_translation(at.extend(20.0 - at.y * 1e-3)),
@@ -224,15 +230,33 @@ fn status_line(
     time: Res<Time>,
     mut crowd: ResMut<Crowd>,
     fields: Res<WarmFieldCache>,
-    members: Query<&WalkState, With<Member>>,
+    members: Query<(&WalkState, &Transform), With<Member>>,
     mut texts: Query<&mut Text, With<StatusText>>,
 ) {
     let dt = time.delta_secs() * 1e3;
     crowd.frame_ms += (dt - crowd.frame_ms) * 0.05;
-    let walking = members.iter().filter(|s| **s == WalkState::Walking).count();
+    let walking = members
+        .iter()
+        .filter(|(s, _)| **s == WalkState::Walking)
+        .count();
+    // Members closer than 0.9 x the sum of their radii.
+    let feet: Vec<Vec2> = members
+        .iter()
+        .map(|(_, t)| t.translation.truncate())
+        .collect();
+    let overlapping = feet
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            feet[i + 1..]
+                .iter()
+                .filter(|b| a.distance(**b) < 0.9 * 2.0 * MEMBER_RADIUS)
+                .count()
+        })
+        .sum::<usize>();
     let stats = fields.stats();
     let line = format!(
-        "{}  |  {} walkers, {} walking  |  frame {:.1} ms  |  fields filled {}, walks traced from a shared field {}  |  F: follow / go where clicked  D: overlay",
+        "{}  |  {} walkers, {} walking, {} pairs overlapping  |  frame {:.1} ms  |  fields filled {}, walks traced from a shared field {}  |  F: follow / go where clicked  D: overlay",
         if crowd.follow {
             "following the player"
         } else {
@@ -240,6 +264,7 @@ fn status_line(
         },
         members.iter().count(),
         walking,
+        overlapping,
         crowd.frame_ms,
         stats.fills,
         stats.shared,

@@ -50,6 +50,9 @@ const AVATAR_RADIUS: f32 = 14.0;
 const WAITER_SPOTS: [Vec2; 2] = [Vec2::new(640.0, 600.0), Vec2::new(1020.0, 600.0)];
 /// The waiter's footprint (semi-axes, pixels) and pause at each end (seconds).
 const WAITER_FOOTPRINT: Vec2 = Vec2::new(34.0, 14.0);
+/// The waiter's radius: he and the avatar, who both have one, step round each other
+/// as they pass ([`Avoidance`]; the avatar, a player, has the right of way).
+const WAITER_RADIUS: f32 = 12.0;
 const WAITER_PAUSE: f32 = 1.5;
 /// The furniture layers and the line that decides whether the avatar is behind them.
 const PROPS: &str = include_str!("../assets/rooms/props.txt");
@@ -296,7 +299,7 @@ fn setup(
     let at = px(WAITER_SPOTS[0].x, WAITER_SPOTS[0].y);
     commands.spawn((
         Name::new("waiter"),
-        Walker::new(SPEED * 0.6),
+        Walker::new(SPEED * 0.6).with_radius(WAITER_RADIUS),
         Facing::eight(),
         DepthScale::default().with_speed(true),
         WalkObstacle::ellipse(WAITER_FOOTPRINT),

@@ -6,14 +6,17 @@ use bevy::prelude::*;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{NoBasis, Rooms, current_basis};
+use crate::plan::grid_cache::GridKey;
 use crate::request::WalkRequest;
 use crate::walk::accept::accept_shared_request;
 use crate::walk::end::stop_walker;
-use crate::walker::Walker;
+use crate::walk::job::PathJob;
+use crate::walker::{WalkPath, Walker};
 
 /// Makes a walker chase `target` (any entity with a `Transform`: the player, another
-/// walker). Each time the target enters a new pixel of the chaser's mask, the chaser
-/// is sent to where the target is, and every chaser sent to that pixel in that frame
+/// walker). Each time the target enters a new pixel of the chaser's mask (or the
+/// chaser's usable areas change: a door opens), the chaser is sent to where the
+/// target is, and every chaser sent to that pixel in that frame
 /// traces one distance field filled from it ([`FieldCacheStats::shared`](crate::FieldCacheStats)
 /// counts them): a horde of monsters costs one fill per step of the player, not one
 /// search per monster. On a tile room with one pixel per tile, that is one fill each
@@ -59,6 +62,9 @@ pub(crate) struct ChaseAim {
     target: Entity,
     room: Entity,
     pixel: (u32, u32),
+    /// The mask and areas the chaser planned on: a door that opens (or closes)
+    /// sends it again, though the target stands.
+    key: GridKey,
 }
 
 /// A chaser as [`aim_chasers`] sees it.
@@ -69,9 +75,12 @@ type Chaser = (
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static ChaseAim>,
+    Has<WalkPath>,
+    Has<PathJob>,
 );
 
-/// Sends chasers to their targets when the targets enter a new pixel.
+/// Sends chasers to their targets when the targets enter a new pixel, or the areas
+/// the chasers may use change.
 pub(crate) fn aim_chasers(
     mut commands: Commands,
     chasers: Query<Chaser>,
@@ -80,7 +89,7 @@ pub(crate) fn aim_chasers(
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
 ) {
-    for (entity, walker, chase, transform, child_of, aim) in &chasers {
+    for (entity, walker, chase, transform, child_of, aim, walking, planning) in &chasers {
         let Ok((target_transform, target_parent)) = targets.get(chase.target) else {
             if aim.is_some() {
                 commands.entity(entity).remove::<ChaseAim>();
@@ -102,11 +111,23 @@ pub(crate) fn aim_chasers(
             target: chase.target,
             room: basis.room,
             pixel,
+            key: basis.key,
         };
         if aim == Some(&now) {
             continue;
         }
         commands.entity(entity).try_insert(now);
+        // Only the areas changed: a walk or a search under way is planned again by
+        // the walk lifecycle; one that stands (short of a closed door) goes again.
+        if aim.is_some_and(|aim| {
+            ChaseAim {
+                key: now.key,
+                ..*aim
+            } == now
+        }) && (walking || planning)
+        {
+            continue;
+        }
         let request = WalkRequest::new(entity, target);
         commands.queue(move |world: &mut World| accept_shared_request(world, request));
     }

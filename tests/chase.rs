@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy_walkmask::WarmFieldCache;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, add_log, add_mask, deterministic, headless_app, path_stays_on, px, room_pixel, run,
-    spawn_walker, wall_room_app,
+    Kind, Log, Pace, add_log, add_mask, deterministic, headless_app, path_stays_on, px, room_pixel,
+    run, spawn_walker, wall_room_app,
 };
 
 fn app() -> App {
@@ -137,4 +137,53 @@ fn chasers_replanned_by_a_room_change_share_one_field() {
         (after.fills - before.fills, after.shared - before.shared),
         (1, 5)
     );
+}
+
+/// Chasers that stand at the closed gate nearest their target (it stands beyond it)
+/// walk on to it once the gate opens, though the target has not moved.
+#[test]
+fn chasers_stopped_by_a_closed_gate_go_on_when_it_opens() {
+    for pace in Pace::BOTH {
+        let mut clock = pace.clock();
+        let mut app = headless_app(pace.plugin());
+        add_log(&mut app);
+        let mask = add_mask(
+            &mut app,
+            64,
+            48,
+            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+        );
+        let room = app
+            .world_mut()
+            .spawn(WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])))
+            .id();
+        let prey = spawn_walker(&mut app, Walker::new(10.0), px(55, 20));
+        let hunters: Vec<Entity> = (0..3)
+            .map(|i| {
+                let hunter = spawn_walker(&mut app, Walker::new(60.0), px(30 + i, 18 + 2 * i));
+                app.world_mut()
+                    .entity_mut(hunter)
+                    .insert(WalkChase::new(prey));
+                hunter
+            })
+            .collect();
+        // They walk to the gate and stand there.
+        clock.frames(&mut app, 120);
+        for &hunter in &hunters {
+            assert!(app.world().get::<WalkPath>(hunter).is_none());
+            assert!(common::position(&app, hunter).x < px(40, 0).x);
+        }
+        app.world_mut()
+            .get_mut::<WalkRoom>(room)
+            .unwrap()
+            .enable_area(2);
+        clock.frames(&mut app, 120);
+        for &hunter in &hunters {
+            let at = common::position(&app, hunter);
+            assert!(
+                at.distance(px(55, 20)) < 1.0,
+                "{pace:?}: a chaser stands at {at}"
+            );
+        }
+    }
 }
