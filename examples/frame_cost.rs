@@ -37,8 +37,8 @@
 //! * `crowd`: 300 walkers, all sent together to a new point every half second (a
 //!   crowd following the player), which also prints the distance fields filled per
 //!   second and how many walks were traced from a shared field;
-//! * `avoid-300`: the room with 300 walkers of radius 6 that keep walking and avoid
-//!   each other ([`Avoidance`](bevy_walkmask::Avoidance));
+//! * `avoid-300`, `avoid-1000`: the room with 300 and 1,000 walkers of radius 6 that
+//!   keep walking and avoid each other ([`Avoidance`](bevy_walkmask::Avoidance));
 //! * `crowd-avoid`: the crowd with radius 6, so that it spreads round each point.
 //!
 //! Scenes with radii also print how many pairs of walkers overlap at the end (closer
@@ -267,6 +267,13 @@ impl Scene {
             Scene {
                 name: "avoid-300",
                 walkers: 300,
+                radius: 6.0,
+                keep_walking: true,
+                ..Scene::room()
+            },
+            Scene {
+                name: "avoid-1000",
+                walkers: 1000,
                 radius: 6.0,
                 keep_walking: true,
                 ..Scene::room()

@@ -3,7 +3,9 @@
 //! claimed for walkers nearing an occupied destination.
 
 use bevy::prelude::*;
-use walkmask::crowd::{Agent, AvoidanceParams, Avoider, SpotScratch, Vector, free_spot};
+use walkmask::crowd::{
+    Agent, AvoidanceParams, Avoider, NeighbourGrid, SpotScratch, Vector, free_spot,
+};
 use walkmask::los::line_of_sight;
 use walkmask::{NavGrid, Point};
 
@@ -180,9 +182,80 @@ pub(crate) struct CrowdWork {
     agents: Vec<Agent>,
     avoider: Avoider,
     spots: SpotScratch,
-    taken: Vec<(Vec2, f32)>,
+    taken: Taken,
     taken_mask: Vec<(Point, f32)>,
-    near_end: Vec<(f32, f32)>,
+}
+
+/// The spots taken in a room this frame (where walkers stand, and spots claimed),
+/// with a grid over them for the question "is anyone near this point?".
+#[derive(Default)]
+struct Taken {
+    discs: Vec<(Vec2, f32)>,
+    positions: Vec<Vector>,
+    grid: NeighbourGrid,
+    /// Discs the grid holds (claims added later are looked through one by one).
+    indexed: usize,
+    largest: f32,
+    /// Crowd extents worked out this frame: (end, discs then, footprint, extent).
+    extents: Vec<(Vec2, usize, f32, f32)>,
+    scratch: Vec<(f32, f32)>,
+}
+
+impl Taken {
+    fn clear(&mut self) {
+        self.discs.clear();
+        self.extents.clear();
+        self.indexed = 0;
+        self.largest = 0.0;
+    }
+
+    fn push(&mut self, at: Vec2, radius: f32) {
+        self.discs.push((at, radius));
+        if radius.is_finite() {
+            self.largest = self.largest.max(radius);
+        }
+    }
+
+    /// Builds the grid over the discs so far.
+    fn index(&mut self, cell: f32) {
+        self.positions.clear();
+        self.positions
+            .extend(self.discs.iter().map(|(p, _)| Vector::new(p.x, p.y)));
+        self.grid.build(&self.positions, cell);
+        self.indexed = self.discs.len();
+    }
+
+    /// Whether a disc comes within `reach` of `p` (closer than `reach` plus its
+    /// radius).
+    fn near(&self, p: Vec2, reach: f32) -> bool {
+        let v = Vector::new(p.x, p.y);
+        self.grid
+            .any_within(&self.positions, v, reach + self.largest, |j| {
+                self.discs[j].0.distance(p) < reach + self.discs[j].1
+            })
+            || self.discs[self.indexed..]
+                .iter()
+                .any(|&(at, r)| at.distance(p) < reach + r)
+    }
+
+    /// [`cluster_extent`] round `end`, once per end and frame (again after claims).
+    fn extent(&mut self, end: Vec2, footprint: f32) -> f32 {
+        if !self.near(end, footprint) {
+            return 0.0;
+        }
+        let len = self.discs.len();
+        if let Some(&(_, _, _, extent)) = self
+            .extents
+            .iter()
+            .find(|&&(e, n, f, _)| e == end && n == len && f == footprint)
+        {
+            return extent;
+        }
+        let extent = cluster_extent(&self.discs, end, footprint, &mut self.scratch);
+        self.extents.retain(|&(e, ..)| e != end);
+        self.extents.push((end, len, footprint, extent));
+        extent
+    }
 }
 
 /// A walker as avoidance reads it.
@@ -413,15 +486,16 @@ fn avoid_in_room(
     work.taken.clear();
     for e in entries.iter() {
         if e.agent.standing {
-            work.taken.push((
+            work.taken.push(
                 Vec2::new(e.agent.position.x, e.agent.position.y),
                 e.agent.radius,
-            ));
+            );
         }
         if let Some(at) = e.claimed {
-            work.taken.push((at, e.agent.radius));
+            work.taken.push(at, e.agent.radius);
         }
     }
+    work.taken.index((4.0 * params.max_radius).max(1.0));
     for (i, e) in entries.iter().enumerate() {
         let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.entity) else {
             continue;
@@ -460,7 +534,7 @@ fn avoid_in_room(
             // Blocked at the edge of the crowd round its destination: this is its spot.
             let position = Vec2::new(e.agent.position.x, e.agent.position.y);
             let footprint = 2.0 * e.agent.radius + e.gap;
-            let extent = cluster_extent(&work.taken, target, footprint, &mut work.near_end);
+            let extent = work.taken.extent(target, footprint);
             // Against someone standing there, not merely in a queue.
             let touching = work.agents.iter().any(|a| {
                 a.standing
@@ -474,7 +548,7 @@ fn avoid_in_room(
                     at: position,
                     here: true,
                 });
-                work.taken.push((position, e.agent.radius));
+                work.taken.push(position, e.agent.radius);
                 continue;
             }
         }
@@ -486,29 +560,24 @@ fn avoid_in_room(
         // Claimed late, once at the edge of those standing or heading there, so that
         // the first to arrive stand nearest.
         let footprint = 2.0 * radius + e.gap;
-        let extent = cluster_extent(&work.taken, end, footprint, &mut work.near_end);
+        let extent = work.taken.extent(end, footprint);
         if distance > extent + 2.0 * radius + params.max_radius + e.max_speed * 0.25 {
             continue;
         }
-        let occupied = |taken: &[(Vec2, f32)]| {
-            taken
-                .iter()
-                .any(|&(at, r)| at.distance(end) < radius + r + e.gap)
-        };
         let mut spot = ArrivalSpot {
             request,
             end,
             at: end,
             here: false,
         };
-        if occupied(&work.taken)
+        if work.taken.near(end, radius + e.gap)
             && let Some(grid) = WalkerGrid::of(walker, position, rooms, masks, planner)
             && let Some(at) = grid.free_spot(
                 end,
                 position,
                 radius,
                 e.gap,
-                &work.taken,
+                &work.taken.discs,
                 &mut work.taken_mask,
                 &mut work.spots,
             )
@@ -516,7 +585,7 @@ fn avoid_in_room(
             spot.at = at;
         }
         motion.spot = Some(spot);
-        work.taken.push((spot.at, radius));
+        work.taken.push(spot.at, radius);
     }
 }
 
