@@ -3,7 +3,7 @@
 //! arrival, for every walker with a [`radius`](crate::Walker::radius).
 //!
 //! This module proposes; the walk lifecycle moves. Each frame, after steering and
-//! before walkers move, [`avoid::avoid_walkers`] gathers the walkers of each room,
+//! before walkers move, one system gathers the walkers of each room,
 //! works out the velocity each walking walker takes among its neighbours (and the
 //! nudge a standing one takes out of their way) and, for a walker nearing an
 //! occupied destination, a free spot beside it; `walk::movement` then walks those
