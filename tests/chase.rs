@@ -94,22 +94,26 @@ fn chasers_stop_when_their_target_goes() {
     )));
 }
 
+/// A 64 x 48 room whose gate (area 2, x = 40..=43, floor to ceiling) is closed.
+fn gated_room(app: &mut App) -> Entity {
+    let mask = add_mask(
+        app,
+        64,
+        48,
+        |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+    );
+    app.world_mut()
+        .spawn(WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])))
+        .id()
+}
+
 /// Chasers whose walks are re-planned because their room changed (a gate opens) share
 /// one field for the re-plan too, not a search each.
 #[test]
 fn chasers_replanned_by_a_room_change_share_one_field() {
     let mut app = headless_app(deterministic());
     add_log(&mut app);
-    let mask = add_mask(
-        &mut app,
-        64,
-        48,
-        |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
-    );
-    let room = app
-        .world_mut()
-        .spawn(WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])))
-        .id();
+    let room = gated_room(&mut app);
     let prey = spawn_walker(&mut app, Walker::new(10.0), px(55, 20));
     for i in 0..5 {
         let hunter = spawn_walker(&mut app, Walker::new(5.0), px(5 + i, 20));
@@ -147,16 +151,7 @@ fn chasers_stopped_by_a_closed_gate_go_on_when_it_opens() {
         let mut clock = pace.clock();
         let mut app = headless_app(pace.plugin());
         add_log(&mut app);
-        let mask = add_mask(
-            &mut app,
-            64,
-            48,
-            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
-        );
-        let room = app
-            .world_mut()
-            .spawn(WalkRoom::new(mask).with_areas(WalkAreas::only(&[1])))
-            .id();
+        let room = gated_room(&mut app);
         let prey = spawn_walker(&mut app, Walker::new(10.0), px(55, 20));
         let hunters: Vec<Entity> = (0..3)
             .map(|i| {

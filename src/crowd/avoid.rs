@@ -15,7 +15,7 @@ use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::request::RequestId;
-use crate::room::MaskMapping;
+use crate::room::{MaskMapping, WalkAreas};
 use crate::scaling::DepthScale;
 use crate::steering::Steered;
 use crate::tuning::WalkTuning;
@@ -153,6 +153,40 @@ impl WalkerGrid {
     }
 }
 
+/// Where a walker's mask and grid come from, for steps off its path: looked up once
+/// a frame per room, radius and areas.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct WalkerGrids<'w, 's> {
+    rooms: Rooms<'w, 's>,
+    masks: Res<'w, Assets<WalkMask>>,
+    planner: Res<'w, Planner>,
+    memo: Local<'s, Vec<(GridMemoKey, Option<WalkerGrid>)>>,
+}
+
+/// What a walker's grid depends on besides where it stands (which matters only with
+/// several rooms and no room named).
+type GridMemoKey = (Option<Entity>, u32, Option<WalkAreas>);
+
+impl WalkerGrids<'_, '_> {
+    /// Forgets last frame's look-ups.
+    pub(crate) fn new_frame(&mut self) {
+        self.memo.clear();
+    }
+
+    pub(crate) fn of(&mut self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
+        let memo = walker.room.is_some() || self.rooms.iter().nth(1).is_none();
+        let key = (walker.room, walker.radius.to_bits(), walker.areas);
+        if memo && let Some((_, grid)) = self.memo.iter().find(|(k, _)| *k == key) {
+            return grid.clone();
+        }
+        let grid = WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
+        if memo {
+            self.memo.push((key, grid.clone()));
+        }
+        grid
+    }
+}
+
 /// One walker as gathered this frame.
 struct Entry {
     entity: Entity,
@@ -275,18 +309,16 @@ type CrowdWalker = (
 
 /// Proposes each walker's velocity among its neighbours and claims free spots (see
 /// [`Avoidance`]).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn avoid_walkers(
     time: Res<Time>,
     tuning: Res<WalkTuning>,
     mut walkers: Query<CrowdWalker>,
     parents: Parents,
-    rooms: Rooms,
-    masks: Res<Assets<WalkMask>>,
-    planner: Res<Planner>,
+    mut grids: WalkerGrids,
     mut work: Local<CrowdWork>,
 ) {
     let dt = time.delta_secs();
+    grids.new_frame();
     let work = &mut *work;
     work.entries.clear();
     for (
@@ -449,31 +481,19 @@ pub(crate) fn avoid_walkers(
                 .iter()
                 .take_while(|e| e.room == room)
                 .count();
-        avoid_in_room(
-            work,
-            start..end,
-            dt,
-            params,
-            &mut walkers,
-            &rooms,
-            &masks,
-            &planner,
-        );
+        avoid_in_room(work, start..end, dt, params, &mut walkers, &mut grids);
         start = end;
     }
 }
 
 /// Solves and claims for the walkers `range` of `work.entries` (one room).
-#[allow(clippy::too_many_arguments)]
 fn avoid_in_room(
     work: &mut CrowdWork,
     range: std::ops::Range<usize>,
     dt: f32,
     mut params: AvoidanceParams,
     walkers: &mut Query<CrowdWalker>,
-    rooms: &Rooms,
-    masks: &Assets<WalkMask>,
-    planner: &Planner,
+    grids: &mut WalkerGrids,
 ) {
     let entries = &mut work.entries[range];
     work.agents.clear();
@@ -571,7 +591,7 @@ fn avoid_in_room(
             here: false,
         };
         if work.taken.near(end, radius + e.gap)
-            && let Some(grid) = WalkerGrid::of(walker, position, rooms, masks, planner)
+            && let Some(grid) = grids.of(walker, position)
             && let Some(at) = grid.free_spot(
                 end,
                 position,

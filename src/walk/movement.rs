@@ -4,15 +4,11 @@ use bevy::prelude::*;
 
 use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
-use crate::asset::WalkMask;
 use crate::chase::WalkChase;
-use crate::crowd::avoid::{ArrivalSpot, CrowdMotion, WalkerGrid};
+use crate::crowd::avoid::{ArrivalSpot, CrowdMotion, WalkerGrids};
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::plan::basis::Rooms;
-use crate::plan::worker::Planner;
-use crate::room::WalkAreas;
 use crate::scaling::DepthScale;
 use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
@@ -44,40 +40,6 @@ type MovingWalker = (
 #[derive(Component, Default, Clone, Copy, Debug)]
 pub(crate) struct OffPath(bool);
 
-/// Where a walker's mask and grid come from, for steps off its path: looked up once
-/// a frame per room, radius and areas.
-#[derive(bevy::ecs::system::SystemParam)]
-pub(crate) struct Grids<'w, 's> {
-    rooms: Rooms<'w, 's>,
-    masks: Res<'w, Assets<WalkMask>>,
-    planner: Res<'w, Planner>,
-    memo: Local<'s, Vec<(GridMemoKey, Option<WalkerGrid>)>>,
-}
-
-/// What a walker's grid depends on besides where it stands (which matters only with
-/// several rooms and no room named).
-type GridMemoKey = (Option<Entity>, u32, Option<WalkAreas>);
-
-impl Grids<'_, '_> {
-    /// Forgets last frame's look-ups.
-    fn new_frame(&mut self) {
-        self.memo.clear();
-    }
-
-    fn of(&mut self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
-        let memo = walker.room.is_some() || self.rooms.iter().nth(1).is_none();
-        let key = (walker.room, walker.radius.to_bits(), walker.areas);
-        if memo && let Some((_, grid)) = self.memo.iter().find(|(k, _)| *k == key) {
-            return grid.clone();
-        }
-        let grid = WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
-        if memo {
-            self.memo.push((key, grid.clone()));
-        }
-        grid
-    }
-}
-
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
 /// carrying leftover distance around corners; ends the walk with [`Arrived`]. A
 /// walker that avoidance turns aside ([`CrowdMotion`]) takes the velocity it was
@@ -92,7 +54,7 @@ pub(crate) fn move_walkers(
     time: Res<Time>,
     mut walkers: ParamSet<(Query<MovingWalker>, Placements)>,
     parents: Parents,
-    mut grids: Grids,
+    mut grids: WalkerGrids,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();
@@ -295,7 +257,7 @@ pub(crate) fn nudge_standing_walkers(
     time: Res<Time>,
     mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
     parents: Parents,
-    mut grids: Grids,
+    mut grids: WalkerGrids,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();

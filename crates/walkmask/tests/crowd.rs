@@ -68,6 +68,21 @@ fn crowd(n: usize) -> impl Strategy<Value = Vec<Agent>> {
     })
 }
 
+/// A walking agent of radius 1 and priority 1.
+fn walking(position: Vector, velocity: Vector, id: u32) -> Agent {
+    Agent {
+        position,
+        velocity,
+        radius: 1.0,
+        priority: 1,
+        standing: false,
+        remaining: 0.0,
+        blocked: false,
+        layers: 1,
+        id,
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -216,29 +231,9 @@ proptest! {
             return Ok(());
         }
         let (w, h) = (grid.width() as f32, grid.height() as f32);
-        let mut agents = vec![Agent {
-            position: Vector::new(start.x, start.y),
-            velocity: Vector::ZERO,
-            radius: 1.0,
-            priority: 1,
-            standing: false,
-            remaining: 0.0,
-            blocked: false,
-            layers: 1,
-            id: 0,
-        }];
+        let mut agents = vec![walking(Vector::new(start.x, start.y), Vector::ZERO, 0)];
         for (k, (fx, fy, v)) in others.iter().enumerate() {
-            agents.push(Agent {
-                position: Vector::new(fx * w, fy * h),
-                velocity: *v,
-                radius: 1.0,
-                priority: 1,
-                standing: false,
-                remaining: 0.0,
-                blocked: false,
-                layers: 1,
-                id: k as u32 + 1,
-            });
+            agents.push(walking(Vector::new(fx * w, fy * h), *v, k as u32 + 1));
         }
         let mut avoider = Avoider::new();
         let params = AvoidanceParams { max_radius: 1.0, ..AvoidanceParams::default() };
