@@ -148,7 +148,7 @@ pub use walkmask;
 
 pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
 pub use chase::WalkChase;
-pub use crowd::Avoidance;
+pub use crowd::{Avoidance, TILE_WAIT_SECONDS};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{FaceTarget, Facing, FacingDirection};
@@ -442,6 +442,7 @@ impl Plugin for WalkmaskPlugin {
                     steering::steer_walkers,
                     (
                         crowd::avoid::avoid_walkers,
+                        crowd::tiles::reserve_tiles,
                         walk::movement::nudge_standing_walkers,
                         walk::movement::move_walkers,
                         scaling::follow_depth,

@@ -461,3 +461,147 @@ fn the_player_walks_through_a_crowd_that_parts() {
         );
     }
 }
+
+/// A tile room: `w` x `h` tiles of 16 world units (a mask pixel each, the room
+/// scaled 16 times), centred on the origin.
+fn tile_room(
+    pace: Pace,
+    w: u32,
+    h: u32,
+    walkable: impl Fn(u32, u32) -> bool + Send + Sync + 'static,
+) -> App {
+    let mut app = headless_app(pace.plugin());
+    add_log(&mut app);
+    let mask = add_mask(&mut app, w, h, move |x, y| u8::from(walkable(x, y)));
+    app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
+    app
+}
+
+/// The world centre of tile (x, y) of a `w` x `h` tile room.
+fn tile_centre(x: u32, y: u32, (w, h): (u32, u32)) -> Vec2 {
+    Vec2::new(
+        (x as f32 + 0.5) * 16.0 - w as f32 * 8.0,
+        h as f32 * 8.0 - (y as f32 + 0.5) * 16.0,
+    )
+}
+
+/// The tile under world point `p`.
+fn tile_under(p: Vec2, (w, h): (u32, u32)) -> (i64, i64) {
+    (
+        ((p.x + w as f32 * 8.0) / 16.0).floor() as i64,
+        ((h as f32 * 8.0 - p.y) / 16.0).floor() as i64,
+    )
+}
+
+/// Frames until every walker's walk has ended (arrived or stopped), checking every
+/// frame that no two walkers stand on one tile.
+fn until_tile_walks_end(
+    app: &mut App,
+    clock: &mut FrameClock,
+    walkers: &[Entity],
+    size: (u32, u32),
+    max: usize,
+) {
+    for frame in 0..max {
+        clock.frame(app);
+        let mut tiles = std::collections::HashMap::new();
+        for &walker in walkers {
+            let tile = tile_under(position(app, walker), size);
+            if let Some(other) = tiles.insert(tile, walker) {
+                panic!("frame {frame}: {walker} and {other} share tile {tile:?}");
+            }
+        }
+        let log = app.world().resource::<Log>();
+        if walkers.iter().all(|&e| {
+            log.has(e, |k| matches!(k, Kind::Arrived(_) | Kind::Stopped(..)))
+                && app.world().get::<WalkPath>(e).is_none()
+        }) {
+            return;
+        }
+    }
+    panic!("walks still under way after {max} frames");
+}
+
+fn spawn_tile_walkers(app: &mut App, tiles: &[(u32, u32)], size: (u32, u32)) -> Vec<Entity> {
+    tiles
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| {
+            app.world_mut()
+                .spawn((
+                    Walker::new(48.0 + (i % 3) as f32 * 16.0).with_grid_steps(),
+                    Transform::from_translation(tile_centre(x, y, size).extend(1.0)),
+                ))
+                .id()
+        })
+        .collect()
+}
+
+/// Tile-by-tile walkers crossing each other's ways in an open room (six along rows,
+/// six down columns, every way crossing three others) never stand on one tile: at
+/// each crossing one waits for the other. Every request is answered, every walker
+/// arrives.
+#[test]
+fn tile_step_walkers_never_share_a_tile() {
+    for pace in Pace::BOTH {
+        let size = (16, 12);
+        let mut app = tile_room(pace, size.0, size.1, |_, _| true);
+        let rows = [(0, 2), (1, 5), (0, 8), (2, 3), (1, 7), (0, 10)];
+        let columns = [(3, 0), (6, 1), (9, 0), (12, 1), (4, 11), (10, 11)];
+        let starts: Vec<(u32, u32)> = rows.iter().chain(&columns).copied().collect();
+        let walkers = spawn_tile_walkers(&mut app, &starts, size);
+        app.update();
+        let ids: Vec<RequestId> = walkers
+            .iter()
+            .zip(&starts)
+            .enumerate()
+            .map(|(i, (&e, &(x, y)))| {
+                let to = if i < rows.len() {
+                    (15 - x, y)
+                } else if y == 11 {
+                    (x, 0)
+                } else {
+                    (x, 11 - y)
+                };
+                send(&mut app, e, tile_centre(to.0, to.1, size))
+            })
+            .collect();
+        let mut clock = pace.clock();
+        until_tile_walks_end(&mut app, &mut clock, &walkers, size, 2000);
+        assert_contract(app.world().resource::<Log>(), &ids);
+        for &e in &walkers {
+            assert!(arrived(&app, e), "{pace:?}: {e} did not arrive");
+        }
+    }
+}
+
+/// Ten tile walkers through a door one tile wide file through it one at a time and
+/// all arrive beyond it, never two on one tile.
+#[test]
+fn tile_walkers_file_through_a_door() {
+    for pace in Pace::BOTH {
+        let size = (16, 8);
+        // A wall at x = 8 with a door at y = 4.
+        let mut app = tile_room(pace, size.0, size.1, |x, y| x != 8 || y == 4);
+        let starts: Vec<(u32, u32)> = (0..10).map(|i| (1 + i % 5, 2 + i / 5 * 3)).collect();
+        let walkers = spawn_tile_walkers(&mut app, &starts, size);
+        app.update();
+        let ids: Vec<RequestId> = walkers
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| {
+                send(
+                    &mut app,
+                    e,
+                    tile_centre(10 + i as u32 % 5, 1 + i as u32 / 5 * 5, size),
+                )
+            })
+            .collect();
+        let mut clock = pace.clock();
+        until_tile_walks_end(&mut app, &mut clock, &walkers, size, 2500);
+        assert_contract(app.world().resource::<Log>(), &ids);
+        for &e in &walkers {
+            assert!(arrived(&app, e), "{pace:?}: {e} did not arrive");
+        }
+    }
+}

@@ -41,6 +41,15 @@ pub(crate) struct CrowdMotion {
     stalled: f32,
     /// Blocked for [`REPLAN_STALLED_SECONDS`]: plan the walk again from here.
     pub(crate) replan: bool,
+    /// A tile-step walker waits this frame: the tile it steps into is taken.
+    pub(crate) hold: bool,
+    /// A tile-step walker waited [`TILE_WAIT_SECONDS`](super::tiles::TILE_WAIT_SECONDS):
+    /// its walk ends blocked.
+    pub(crate) blocked: bool,
+    /// The tile (mask pixel) a tile-step walker reserved to step into.
+    pub(super) tile: Option<(u32, u32)>,
+    /// Seconds a tile-step walker has waited for its next tile.
+    pub(super) waited: f32,
 }
 
 /// A walking walker is turned aside when the velocity avoidance gives it differs from
@@ -145,6 +154,11 @@ impl WalkerGrid {
         )?;
         let at = self.mapping.mask_to_world(found);
         at.is_finite().then_some(at)
+    }
+
+    /// The mask pixel under world point `p` (clamped to the mask).
+    pub(crate) fn pixel_under(&self, p: Vec2) -> Option<(u32, u32)> {
+        self.mapping.pixel_under(p)
     }
 
     /// World units per mask pixel (the smaller side).

@@ -12,6 +12,9 @@
 //! sight of its next corner.
 
 pub(crate) mod avoid;
+pub(crate) mod tiles;
+
+pub use tiles::TILE_WAIT_SECONDS;
 
 use bevy::prelude::*;
 
@@ -26,7 +29,12 @@ use bevy::prelude::*;
 /// walker that comes through; walkers sent to a point someone already stands on
 /// (or is heading for) stand on the nearest free spot beside it instead, seen from
 /// the point. Their paths are still planned as if alone (solid
-/// [`WalkObstacle`](crate::WalkObstacle)s aside).
+/// [`WalkObstacle`](crate::WalkObstacle)s aside). Walkers that walk tile by tile
+/// ([`Walker::grid_steps`](crate::Walker::grid_steps)), with or without a radius,
+/// hold one tile each: a walker reserves the tile it steps into before it leaves its
+/// own and waits while another holds it (the one nearest the end of its walk goes
+/// first); one that waited [`TILE_WAIT_SECONDS`] stops, its walk ended
+/// [`Blocked`](crate::StopReason::Blocked).
 ///
 /// ```
 /// use bevy::prelude::*;

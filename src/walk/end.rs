@@ -185,6 +185,20 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
     drop_request_and_walk(world, walker, StopReason::Stopped);
 }
 
+/// Ends the walk of a walker that could not go on (a tile-step walker that waited
+/// too long for its next tile): it stands, [`WalkState::Unreachable`], its walk
+/// ended [`Blocked`](StopReason::Blocked).
+pub(crate) fn block_walker(world: &mut World, walker: Entity) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if !entity.contains::<WalkPath>() {
+        return;
+    }
+    entity.insert((WalkState::Unreachable, WalkHeading(Vec2::ZERO)));
+    drop_request_and_walk(world, walker, StopReason::Blocked);
+}
+
 /// Steering takes over: a request in flight gets [`PathCancelled`], a walk in
 /// progress ends with [`WalkStopped`] (reason [`StopReason::Superseded`]).
 pub(crate) fn steer_over_walk(world: &mut World, walker: Entity) {

@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 
+use super::end::block_walker;
 use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
 use crate::chase::WalkChase;
@@ -74,9 +75,13 @@ pub(crate) fn move_walkers(
         chaser,
     ) in &mut walkers.p0()
     {
-        if held {
-            // Moved by game code: it stands until its new path lands.
+        if held || motion.hold {
+            // Moved by game code: it stands until its new path lands; or waits for
+            // the tile it steps into.
             heading.set_if_neq(WalkHeading(Vec2::ZERO));
+            if motion.blocked {
+                commands.queue(move |world: &mut World| block_walker(world, entity));
+            }
             continue;
         }
         let parent = parent_of(child_of, &parents);
