@@ -539,19 +539,19 @@ fn avoid_in_room(
         if !e.solve {
             continue;
         }
-        let avoided = work.avoider.velocity(
-            &work.agents,
-            i,
-            e.preferred,
-            // A standing walker steps aside at half its speed.
-            if e.walking {
-                e.max_speed
-            } else {
-                0.5 * e.max_speed
-            },
-            dt,
-            &params,
-        );
+        // A standing walker steps aside at half its speed, and minds only those close
+        // enough to touch it soon.
+        let avoided = if e.walking {
+            work.avoider
+                .velocity(&work.agents, i, e.preferred, e.max_speed, dt, &params)
+        } else {
+            let near = AvoidanceParams {
+                max_range: 2.0 * (e.agent.radius + params.max_radius),
+                ..params
+            };
+            work.avoider
+                .velocity(&work.agents, i, e.preferred, 0.5 * e.max_speed, dt, &near)
+        };
         let v = Vec2::new(avoided.velocity.x, avoided.velocity.y);
         let preferred = Vec2::new(e.preferred.x, e.preferred.y);
         if avoided.neighbours > 0 {
