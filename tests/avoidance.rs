@@ -115,40 +115,14 @@ fn a_crowd_sent_to_one_point_stands_side_by_side() {
         let walkable = |x: u32, y: u32| !((150..=153).contains(&x) && y <= 110);
         let mut app = room_app(pace, w, h, walkable);
         let radius = 6.0;
-        let walkers: Vec<(Entity, f32)> = (0..30)
-            .map(|i| {
-                let at = Vec2::new(
-                    -100.0 + (i % 6) as f32 * 16.0,
-                    -50.0 + (i / 6) as f32 * 16.0,
-                );
-                let walker = app
-                    .world_mut()
-                    .spawn((
-                        Walker::new(80.0).with_radius(radius),
-                        Transform::from_translation(at.extend(1.0)),
-                    ))
-                    .id();
-                (walker, radius)
-            })
-            .collect();
+        let points = rows_of(30, 6, Vec2::new(-100.0, -50.0), Vec2::new(16.0, 16.0));
+        let walkers = spawn_all(&mut app, &points, radius, 80.0);
         app.update();
         // Just left of the wall (world x = 30 is pixel 150).
         let goal = Vec2::new(20.0, 20.0);
-        let ids: Vec<RequestId> = walkers
-            .iter()
-            .map(|&(e, _)| send(&mut app, e, goal))
-            .collect();
-        let mut clock: FrameClock = pace.clock();
-        for _ in 0..1500 {
-            clock.frame(&mut app);
-            let log = app.world().resource::<Log>();
-            if walkers
-                .iter()
-                .all(|&(e, _)| log.has(e, |k| matches!(k, Kind::Arrived(_))))
-            {
-                break;
-            }
-        }
+        let ids = send_all(&mut app, &walkers, goal);
+        let mut clock = pace.clock();
+        until_all_arrived(&mut app, &mut clock, &walkers, 1500, (w, h), &walkable);
         assert_clear_of_walls(&app, &walkers, (w, h), &walkable);
         let closest = closest_pair(&app, &walkers);
         assert!(
@@ -224,6 +198,19 @@ fn walkers_meeting_head_on_in_a_corridor_pass_each_other() {
     }
 }
 
+/// `n` points in rows of `per_row`, the first at `first`, `step` apart along x (in a
+/// row) and y (between rows).
+fn rows_of(n: usize, per_row: usize, first: Vec2, step: Vec2) -> Vec<Vec2> {
+    (0..n)
+        .map(|i| first + Vec2::new((i % per_row) as f32, (i / per_row) as f32) * step)
+        .collect()
+}
+
+/// Sends every one of `walkers` to `to`; returns the requests' ids.
+fn send_all(app: &mut App, walkers: &[(Entity, f32)], to: Vec2) -> Vec<RequestId> {
+    walkers.iter().map(|&(e, _)| send(app, e, to)).collect()
+}
+
 /// Spawns walkers of `radius` and `speed` at `points`.
 fn spawn_all(app: &mut App, points: &[Vec2], radius: f32, speed: f32) -> Vec<(Entity, f32)> {
     points
@@ -288,20 +275,10 @@ fn a_hundred_walkers_to_one_point_all_arrive_apart() {
         // A pillar right of the goal.
         let walkable = |x: u32, y: u32| !((240..260).contains(&x) && (120..180).contains(&y));
         let mut app = room_app(pace, w, h, walkable);
-        let points: Vec<Vec2> = (0..100)
-            .map(|i| {
-                Vec2::new(
-                    -180.0 + (i % 10) as f32 * 14.0,
-                    -120.0 + (i / 10) as f32 * 26.0,
-                )
-            })
-            .collect();
+        let points: Vec<Vec2> = rows_of(100, 10, Vec2::new(-180.0, -120.0), Vec2::new(14.0, 26.0));
         let walkers = spawn_all(&mut app, &points, 5.0, 90.0);
         app.update();
-        let ids: Vec<RequestId> = walkers
-            .iter()
-            .map(|&(e, _)| send(&mut app, e, Vec2::new(20.0, 0.0)))
-            .collect();
+        let ids = send_all(&mut app, &walkers, Vec2::new(20.0, 0.0));
         let mut clock = pace.clock();
         until_all_arrived(&mut app, &mut clock, &walkers, 3000, (w, h), &walkable);
         let closest = closest_pair(&app, &walkers);
@@ -326,14 +303,7 @@ fn chasers_of_a_standing_player_surround_it() {
                 Transform::from_xyz(0.0, 0.0, 1.0),
             ))
             .id();
-        let points: Vec<Vec2> = (0..12)
-            .map(|i| {
-                Vec2::new(
-                    -130.0 + (i % 3) as f32 * 16.0,
-                    -60.0 + (i / 3) as f32 * 30.0,
-                )
-            })
-            .collect();
+        let points: Vec<Vec2> = rows_of(12, 3, Vec2::new(-130.0, -60.0), Vec2::new(16.0, 30.0));
         let chasers = spawn_all(&mut app, &points, 6.0, 80.0);
         for &(chaser, _) in &chasers {
             app.world_mut()
@@ -374,20 +344,10 @@ fn a_crowd_through_a_narrow_door_all_arrive() {
         // one walker of radius 5 (its centre needs the middle 6 pixels).
         let walkable = |x: u32, y: u32| !(150..=155).contains(&x) || (72..88).contains(&y);
         let mut app = room_app(pace, w, h, walkable);
-        let points: Vec<Vec2> = (0..20)
-            .map(|i| {
-                Vec2::new(
-                    -130.0 + (i % 5) as f32 * 14.0,
-                    -50.0 + (i / 5) as f32 * 30.0,
-                )
-            })
-            .collect();
+        let points: Vec<Vec2> = rows_of(20, 5, Vec2::new(-130.0, -50.0), Vec2::new(14.0, 30.0));
         let walkers = spawn_all(&mut app, &points, 5.0, 80.0);
         app.update();
-        let ids: Vec<RequestId> = walkers
-            .iter()
-            .map(|&(e, _)| send(&mut app, e, Vec2::new(90.0, 0.0)))
-            .collect();
+        let ids = send_all(&mut app, &walkers, Vec2::new(90.0, 0.0));
         let mut clock = pace.clock();
         until_all_arrived(&mut app, &mut clock, &walkers, 3000, (w, h), &walkable);
         for &(e, _) in &walkers {
@@ -420,11 +380,7 @@ fn the_player_walks_through_a_crowd_that_parts() {
                 ))
                 .id();
             let points: Vec<Vec2> = if crowded {
-                (0..24)
-                    .map(|i| {
-                        Vec2::new(-30.0 + (i % 6) as f32 * 15.0, -20.0 + (i / 6) as f32 * 14.0)
-                    })
-                    .collect()
+                rows_of(24, 6, Vec2::new(-30.0, -20.0), Vec2::new(15.0, 14.0))
             } else {
                 Vec::new()
             };

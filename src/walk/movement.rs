@@ -125,11 +125,10 @@ pub(crate) fn move_walkers(
             queue_replan(&mut commands, entity, &path, chaser);
         }
         if let Some(velocity) = wanted {
-            let Some((grid, to)) = grids
-                .of(walker, start)
-                .and_then(|grid| Some((grid.slide(start, velocity * dt)?, grid)))
-                .map(|(to, grid)| (grid, to))
-            else {
+            let Some((grid, to)) = grids.of(walker, start).and_then(|grid| {
+                let to = grid.slide(start, velocity * dt)?;
+                Some((grid, to))
+            }) else {
                 // No grid yet: it waits rather than walk blind.
                 heading.set_if_neq(WalkHeading(Vec2::ZERO));
                 continue;
