@@ -380,6 +380,7 @@ impl Plugin for WalkmaskPlugin {
             .init_resource::<query::PathQueries>()
             .init_resource::<WalkHover>()
             .init_resource::<hover::HoverWork>()
+            .init_resource::<crowd::velocities::CrowdVelocities>()
             .add_message::<PathQueryAnswer>()
             .insert_resource(planner.cache.clone())
             .insert_resource(planner.fields.clone())
@@ -441,11 +442,12 @@ impl Plugin for WalkmaskPlugin {
                 (
                     steering::steer_walkers,
                     (
-                        crowd::avoid::avoid_walkers,
+                        crowd::velocities::take_velocities,
                         crowd::tiles::reserve_tiles,
                         walk::movement::nudge_standing_walkers,
                         walk::movement::move_walkers,
                         scaling::follow_depth,
+                        crowd::avoid::gather_crowd,
                     )
                         .chain_ignore_deferred(),
                 )

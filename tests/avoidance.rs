@@ -561,3 +561,58 @@ fn tile_walkers_file_through_a_door() {
         }
     }
 }
+
+/// Two tile walkers meeting head-on in a corridor one tile wide do not wait for ever:
+/// one backs off to the nearest tile off the other's way (a pocket beside the
+/// corridor, ahead of either, or the room the corridor leaves), lets the other pass
+/// and walks on. Both arrive, never on one tile.
+#[test]
+fn tile_walkers_meeting_head_on_in_a_corridor_both_arrive() {
+    // (name, size, walkable, the two ends)
+    type Map = (
+        &'static str,
+        (u32, u32),
+        fn(u32, u32) -> bool,
+        [(u32, u32); 2],
+    );
+    let maps: [Map; 3] = [
+        // Row 1 a corridor, a pocket above it at x = 4 (behind where they meet for
+        // the one from the left) or at x = 9 (behind the one from the right).
+        (
+            "pocket left",
+            (14, 2),
+            |x, y| y == 1 || x == 4,
+            [(0, 1), (13, 1)],
+        ),
+        (
+            "pocket right",
+            (14, 2),
+            |x, y| y == 1 || x == 9,
+            [(0, 1), (13, 1)],
+        ),
+        // Two rooms of 4 x 5 tiles joined by a corridor of 8 at y = 2.
+        (
+            "two rooms",
+            (16, 5),
+            |x, y| !(4..12).contains(&x) || y == 2,
+            [(0, 2), (15, 2)],
+        ),
+    ];
+    for pace in Pace::BOTH {
+        for (name, size, walkable, [a, b]) in maps {
+            let mut app = tile_room(pace, size.0, size.1, walkable);
+            let walkers = spawn_tile_walkers(&mut app, &[a, b], size);
+            app.update();
+            let ids = vec![
+                send(&mut app, walkers[0], tile_centre(b.0, b.1, size)),
+                send(&mut app, walkers[1], tile_centre(a.0, a.1, size)),
+            ];
+            let mut clock = pace.clock();
+            until_tile_walks_end(&mut app, &mut clock, &walkers, size, 1500);
+            assert_contract(app.world().resource::<Log>(), &ids);
+            for &e in &walkers {
+                assert!(arrived(&app, e), "{pace:?}, {name}: {e} did not arrive");
+            }
+        }
+    }
+}

@@ -1,15 +1,14 @@
-//! One frame of avoidance: the walkers of each room gathered, each walking one's
-//! velocity among its neighbours solved, standing ones nudged aside, free spots
-//! claimed for walkers nearing an occupied destination.
+//! The crowd at the end of each frame: the walkers of each room gathered, free spots
+//! claimed for walkers nearing an occupied destination, and the velocities they take
+//! next frame handed to [`velocities`](super::velocities) to solve.
 
 use bevy::prelude::*;
-use walkmask::crowd::{
-    Agent, AvoidanceParams, Avoider, NeighbourGrid, SpotScratch, Vector, free_spot,
-};
+use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector, free_spot};
 use walkmask::los::line_of_sight;
 use walkmask::{NavGrid, Point};
 
 use super::Avoidance;
+use super::velocities::{CrowdVelocities, SolveKey, Want, heading_for};
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, current_basis};
@@ -22,8 +21,8 @@ use crate::tuning::WalkTuning;
 use crate::walk::job::WalkOnHold;
 use crate::walker::{PlayerWalker, WalkPath, Walker};
 
-/// What avoidance proposes to the walk lifecycle for one walker this frame, and what
-/// it keeps from the last.
+/// What avoidance proposes to the walk lifecycle for one walker, and what it keeps
+/// from frame to frame.
 #[derive(Component, Default, Clone, Debug)]
 pub(crate) struct CrowdMotion {
     /// Where the walker stood at the last avoidance step (world), to measure how fast
@@ -39,8 +38,9 @@ pub(crate) struct CrowdMotion {
     best_remaining: Option<(RequestId, f32)>,
     /// Seconds since the walk left last got shorter.
     stalled: f32,
-    /// Blocked for [`REPLAN_STALLED_SECONDS`]: plan the walk again from here.
-    pub(crate) replan: bool,
+    /// Blocked for [`REPLAN_STALLED_SECONDS`] on the walk that answers this request:
+    /// plan it again from where it is.
+    pub(crate) replan: Option<RequestId>,
     /// A tile-step walker waits this frame: the tile it steps into is taken.
     pub(crate) hold: bool,
     /// A tile-step walker waited [`TILE_WAIT_SECONDS`](super::tiles::TILE_WAIT_SECONDS):
@@ -50,11 +50,10 @@ pub(crate) struct CrowdMotion {
     pub(super) tile: Option<(u32, u32)>,
     /// Seconds a tile-step walker has waited for its next tile.
     pub(super) waited: f32,
+    /// Where a tile-step walker backed off to, to let another pass.
+    pub(super) refuge: Option<super::tiles::Refuge>,
 }
 
-/// A walking walker is turned aside when the velocity avoidance gives it differs from
-/// the one it wants by more than this share of its speed; less is walked as planned.
-const DEFLECTED: f32 = 0.05;
 /// A walker whose walk got no shorter for this long no longer gives way to those it
 /// leads ([`walkmask::crowd::Agent::blocked`]).
 const BLOCKED_SECONDS: f32 = 0.5;
@@ -161,6 +160,17 @@ impl WalkerGrid {
         self.mapping.pixel_under(p)
     }
 
+    /// Whether a walker can stand on mask pixel (tile) `(x, y)`.
+    pub(crate) fn walkable(&self, (x, y): (u32, u32)) -> bool {
+        self.grid.is_walkable(x, y)
+    }
+
+    /// The world centre of mask pixel (tile) `(x, y)`.
+    pub(crate) fn pixel_centre(&self, (x, y): (u32, u32)) -> Vec2 {
+        self.mapping
+            .mask_to_world(Point::new(x as f32 + 0.5, y as f32 + 0.5))
+    }
+
     /// World units per mask pixel (the smaller side).
     pub(crate) fn pixel(&self) -> f32 {
         self.mapping.pixel_size().min_element()
@@ -203,16 +213,11 @@ impl WalkerGrids<'_, '_> {
 
 /// One walker as gathered this frame.
 struct Entry {
-    entity: Entity,
     /// Walkers avoid each other only within one room.
     room: Option<Entity>,
     agent: Agent,
-    preferred: Vector,
-    max_speed: f32,
-    /// Walking its path (else standing or steered).
-    walking: bool,
-    /// Solved this frame (steered walkers are not: they go where they are pushed).
-    solve: bool,
+    want: Want,
+    key: SolveKey,
     /// Its claimed spot (world), counted as taken by others.
     claimed: Option<Vec2>,
     /// Walking with no spot yet: the request, the end of the walk, and the walk left.
@@ -227,8 +232,6 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct CrowdWork {
     entries: Vec<Entry>,
-    agents: Vec<Agent>,
-    avoider: Avoider,
     spots: SpotScratch,
     taken: Taken,
     taken_mask: Vec<(Point, f32)>,
@@ -321,15 +324,17 @@ type CrowdWalker = (
     Has<WalkOnHold>,
 );
 
-/// Proposes each walker's velocity among its neighbours and claims free spots (see
-/// [`Avoidance`]).
-pub(crate) fn avoid_walkers(
+/// At the end of the frame, after walkers moved: gathers the walkers of each room,
+/// claims free spots for those nearing an occupied destination, and starts solving
+/// the velocities they take next frame ([`CrowdVelocities`]; see [`Avoidance`]).
+pub(crate) fn gather_crowd(
     time: Res<Time>,
     tuning: Res<WalkTuning>,
     mut walkers: Query<CrowdWalker>,
     parents: Parents,
     mut grids: WalkerGrids,
     mut work: Local<CrowdWork>,
+    mut velocities: ResMut<CrowdVelocities>,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();
@@ -350,6 +355,8 @@ pub(crate) fn avoid_walkers(
     ) in &mut walkers
     {
         let motion = motion.bypass_change_detection();
+        // This frame's velocity is walked; next frame's is solved below.
+        motion.avoided = None;
         let position = walker_xy(transform, child_of, &parents);
         let measured = match motion.last {
             Some(last) if dt > 0.0 => (position - last) / dt,
@@ -363,9 +370,10 @@ pub(crate) fn avoid_walkers(
             && radius > 0.0
             && position.is_finite()
             && dt > 0.0;
-        let walking = path.is_some() && !held && !steered;
+        // A walk that reached its end this frame ends when the frame's commands run.
+        let heading_for = heading_for(path);
+        let walking = heading_for.is_some() && !held && !steered;
         if !active {
-            motion.avoided = None;
             motion.spot = None;
             continue;
         }
@@ -383,7 +391,7 @@ pub(crate) fn avoid_walkers(
         let mut preferred = Vec2::ZERO;
         let mut claim = None;
         let mut remaining = 0.0;
-        motion.replan = false;
+        motion.replan = None;
         if let Some(path) = path.filter(|_| walking) {
             // A spot for another request, or for an end the walk no longer has.
             if motion.spot.is_some_and(|spot| {
@@ -410,12 +418,15 @@ pub(crate) fn avoid_walkers(
             let len = path.waypoints.len();
             if let Some(&end) = path.waypoints.last()
                 && avoidance.spread_on_arrival
+                && !walker.grid_steps
                 && motion.spot.is_none()
                 && path.next < len
             {
                 claim = Some((path.request, end, remaining));
             }
             match motion.best_remaining {
+                // Tile-step walkers wait for tiles instead (`super::tiles`).
+                _ if walker.grid_steps => motion.stalled = 0.0,
                 Some((request, best))
                     if request == path.request && remaining > best - 0.25 * radius =>
                 {
@@ -427,7 +438,7 @@ pub(crate) fn avoid_walkers(
                 }
             }
             if motion.stalled >= REPLAN_STALLED_SECONDS {
-                motion.replan = true;
+                motion.replan = Some(path.request);
                 motion.stalled = 0.0;
                 motion.best_remaining = None;
             }
@@ -450,7 +461,6 @@ pub(crate) fn avoid_walkers(
             .filter(|gap| gap.is_finite() && *gap >= 0.0)
             .unwrap_or(radius * 0.2);
         work.entries.push(Entry {
-            entity,
             room: walker.room,
             agent: Agent {
                 position: Vector::new(position.x, position.y),
@@ -463,10 +473,18 @@ pub(crate) fn avoid_walkers(
                 layers: avoidance.layers,
                 id: entity.index_u32(),
             },
-            preferred: Vector::new(preferred.x, preferred.y),
-            max_speed: speed,
-            walking,
-            solve: !steered,
+            want: Want {
+                preferred: Vector::new(preferred.x, preferred.y),
+                max_speed: speed,
+                walking,
+                // Tile-step walkers keep to their tiles: others avoid them.
+                solve: !steered && !walker.grid_steps,
+            },
+            key: SolveKey {
+                entity,
+                position,
+                heading_for,
+            },
             claimed: motion.spot.map(|spot| spot.at),
             claim,
             stalled_at: path
@@ -481,12 +499,19 @@ pub(crate) fn avoid_walkers(
     }
     // Room by room, in entity order.
     work.entries
-        .sort_unstable_by_key(|e| (e.room.map(Entity::to_bits), e.entity.to_bits()));
-    let params = AvoidanceParams {
+        .sort_unstable_by_key(|e| (e.room.map(Entity::to_bits), e.key.entity.to_bits()));
+    let mut solve = velocities.buffers();
+    solve.params = AvoidanceParams {
         time_horizon: tuning.avoidance_time_horizon,
         max_neighbours: tuning.avoidance_neighbours,
         ..AvoidanceParams::default()
     };
+    solve.dt = dt;
+    for e in &work.entries {
+        solve.agents.push(e.agent);
+        solve.wants.push(e.want);
+        solve.keys.push(e.key);
+    }
     let mut start = 0;
     while start < work.entries.len() {
         let room = work.entries[start].room;
@@ -495,30 +520,28 @@ pub(crate) fn avoid_walkers(
                 .iter()
                 .take_while(|e| e.room == room)
                 .count();
-        avoid_in_room(work, start..end, dt, params, &mut walkers, &mut grids);
+        solve.rooms.push(start..end);
+        claim_spots(work, &solve.agents, start..end, &mut walkers, &mut grids);
         start = end;
     }
+    velocities.start(solve);
 }
 
-/// Solves and claims for the walkers `range` of `work.entries` (one room).
-fn avoid_in_room(
+/// Claims free spots for the walkers `range` of `work.entries` (one room), whose
+/// agents are `agents[range]`.
+fn claim_spots(
     work: &mut CrowdWork,
+    agents: &[Agent],
     range: std::ops::Range<usize>,
-    dt: f32,
-    mut params: AvoidanceParams,
     walkers: &mut Query<CrowdWalker>,
     grids: &mut WalkerGrids,
 ) {
-    let entries = &mut work.entries[range];
-    work.agents.clear();
-    work.agents.extend(entries.iter().map(|e| e.agent));
-    params.max_radius = work.agents.iter().map(|a| a.radius).fold(0.0, f32::max);
-    // Cells about two footprints across: neighbours are looked for ring by ring.
-    work.avoider
-        .prepare(&work.agents, (4.0 * params.max_radius).max(1.0));
+    let entries = &work.entries[range.clone()];
+    let agents = &agents[range];
+    let max_radius = agents.iter().map(|a| a.radius).fold(0.0, f32::max);
     // Spots taken: where walkers stand, and spots claimed.
     work.taken.clear();
-    for e in entries.iter() {
+    for e in entries {
         if e.agent.standing {
             work.taken.push(
                 Vec2::new(e.agent.position.x, e.agent.position.y),
@@ -529,51 +552,26 @@ fn avoid_in_room(
             work.taken.push(at, e.agent.radius);
         }
     }
-    work.taken.index((4.0 * params.max_radius).max(1.0));
-    for (i, e) in entries.iter().enumerate() {
-        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.entity) else {
+    work.taken.index((4.0 * max_radius).max(1.0));
+    for e in entries {
+        if !e.want.solve || (e.stalled_at.is_none() && e.claim.is_none()) {
+            continue;
+        }
+        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.key.entity) else {
             continue;
         };
         let motion = motion.bypass_change_detection();
-        motion.avoided = None;
-        if !e.solve {
-            continue;
-        }
-        // A standing walker steps aside at half its speed, and minds only those close
-        // enough to touch it soon.
-        let avoided = if e.walking {
-            work.avoider
-                .velocity(&work.agents, i, e.preferred, e.max_speed, dt, &params)
-        } else {
-            let near = AvoidanceParams {
-                max_range: 2.0 * (e.agent.radius + params.max_radius),
-                ..params
-            };
-            work.avoider
-                .velocity(&work.agents, i, e.preferred, 0.5 * e.max_speed, dt, &near)
-        };
-        let v = Vec2::new(avoided.velocity.x, avoided.velocity.y);
-        let preferred = Vec2::new(e.preferred.x, e.preferred.y);
-        if avoided.neighbours > 0 {
-            let moved = if e.walking {
-                v.distance(preferred) > DEFLECTED * e.max_speed.max(1e-3)
-            } else {
-                v.length() > 0.05 * e.max_speed
-            };
-            if moved {
-                motion.avoided = Some(v);
-            }
-        }
+        let position = e.key.position;
+        let radius = e.agent.radius;
         if let Some((request, target, end)) = e.stalled_at {
             // Blocked at the edge of the crowd round its destination: this is its spot.
-            let position = Vec2::new(e.agent.position.x, e.agent.position.y);
-            let footprint = 2.0 * e.agent.radius + e.gap;
+            let footprint = 2.0 * radius + e.gap;
             let extent = work.taken.extent(target, footprint);
             // Against someone standing there, not merely in a queue.
-            let touching = work.agents.iter().any(|a| {
+            let touching = agents.iter().any(|a| {
                 a.standing
                     && Vec2::new(a.position.x, a.position.y).distance(position)
-                        <= a.radius + e.agent.radius + 2.0 * e.gap
+                        <= a.radius + radius + 2.0 * e.gap
             });
             if touching && position.distance(target) <= extent + footprint {
                 motion.spot = Some(ArrivalSpot {
@@ -582,20 +580,18 @@ fn avoid_in_room(
                     at: position,
                     here: true,
                 });
-                work.taken.push(position, e.agent.radius);
+                work.taken.push(position, radius);
                 continue;
             }
         }
         let Some((request, end, distance)) = e.claim else {
             continue;
         };
-        let position = Vec2::new(e.agent.position.x, e.agent.position.y);
-        let radius = e.agent.radius;
         // Claimed late, once at the edge of those standing or heading there, so that
         // the first to arrive stand nearest.
         let footprint = 2.0 * radius + e.gap;
         let extent = work.taken.extent(end, footprint);
-        if distance > extent + 2.0 * radius + params.max_radius + e.max_speed * 0.25 {
+        if distance > extent + 2.0 * radius + max_radius + e.want.max_speed * 0.25 {
             continue;
         }
         let mut spot = ArrivalSpot {

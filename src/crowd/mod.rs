@@ -1,18 +1,19 @@
 //! Walkers that see each other: local avoidance while walking
-//! ([`walkmask::crowd`]'s ORCA, every frame on the main thread) and free spots on
-//! arrival, for every walker with a [`radius`](crate::Walker::radius).
+//! ([`walkmask::crowd`]'s ORCA, solved every frame on the compute task pool) and free
+//! spots on arrival, for every walker with a [`radius`](crate::Walker::radius).
 //!
-//! This module proposes; the walk lifecycle moves. Each frame, after steering and
-//! before walkers move, one system gathers the walkers of each room,
-//! works out the velocity each walking walker takes among its neighbours (and the
-//! nudge a standing one takes out of their way) and, for a walker nearing an
-//! occupied destination, a free spot beside it; `walk::movement` then walks those
-//! velocities through [`walkmask::steer::slide`] on the walker's grid, so that a
-//! walker is never pushed onto a blocked pixel, and re-plans a walker pushed out of
-//! sight of its next corner.
+//! This module proposes; the walk lifecycle moves. At the end of each frame, after
+//! walkers moved, one system gathers the walkers of each room, claims a free spot
+//! beside an occupied destination for each walker nearing one, and starts solving the
+//! velocity each walking walker takes among its neighbours next frame (and the nudge
+//! a standing one takes out of their way). At the start of the next frame's movement
+//! those velocities are taken; `walk::movement` walks them through
+//! [`walkmask::steer::slide`] on the walker's grid, so that a walker is never pushed
+//! onto a blocked pixel, and re-plans a walker pushed out of sight of its next corner.
 
 pub(crate) mod avoid;
 pub(crate) mod tiles;
+pub(crate) mod velocities;
 
 pub use tiles::TILE_WAIT_SECONDS;
 

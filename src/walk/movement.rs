@@ -120,7 +120,7 @@ pub(crate) fn move_walkers(
                 .0
                 .then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
         });
-        if motion.replan && !planning {
+        if motion.replan == Some(path.request) && !planning {
             debug!("walker {entity}: blocked, re-planning");
             queue_replan(&mut commands, entity, &path, chaser);
         }
