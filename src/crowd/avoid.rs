@@ -2,6 +2,7 @@
 //! claimed for walkers nearing an occupied destination, and the velocities they take
 //! next frame handed to [`velocities`](super::velocities) to solve.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector, free_spot};
 use walkmask::los::line_of_sight;
@@ -247,8 +248,9 @@ struct Taken {
     /// Discs the grid holds (claims added later are looked through one by one).
     indexed: usize,
     largest: f32,
-    /// Crowd extents worked out this frame: (end, discs then, footprint, extent).
-    extents: Vec<(Vec2, usize, f32, f32)>,
+    /// Crowd extents worked out this frame, by end (its bits): (discs then,
+    /// footprint, extent).
+    extents: HashMap<(u32, u32), (usize, f32, f32)>,
     scratch: Vec<(f32, f32)>,
 }
 
@@ -295,16 +297,15 @@ impl Taken {
             return 0.0;
         }
         let len = self.discs.len();
-        if let Some(&(_, _, _, extent)) = self
-            .extents
-            .iter()
-            .find(|&&(e, n, f, _)| e == end && n == len && f == footprint)
+        let key = (end.x.to_bits(), end.y.to_bits());
+        if let Some(&(n, f, extent)) = self.extents.get(&key)
+            && n == len
+            && f == footprint
         {
             return extent;
         }
         let extent = cluster_extent(&self.discs, end, footprint, &mut self.scratch);
-        self.extents.retain(|&(e, ..)| e != end);
-        self.extents.push((end, len, footprint, extent));
+        self.extents.insert(key, (len, footprint, extent));
         extent
     }
 }

@@ -32,10 +32,13 @@ use bevy::prelude::*;
 /// the point. Their paths are still planned as if alone (solid
 /// [`WalkObstacle`](crate::WalkObstacle)s aside). Walkers that walk tile by tile
 /// ([`Walker::grid_steps`](crate::Walker::grid_steps)), with or without a radius,
-/// hold one tile each: a walker reserves the tile it steps into before it leaves its
-/// own and waits while another holds it (the one nearest the end of its walk goes
-/// first); one that waited [`TILE_WAIT_SECONDS`] stops, its walk ended
-/// [`Blocked`](crate::StopReason::Blocked).
+/// hold one tile each and are not turned aside (others avoid them): a walker
+/// reserves the tile it steps into before it leaves its own and waits while another
+/// holds it (the one nearest the end of its walk goes first). Two that meet head-on
+/// in a corridor one tile wide do not wait for ever: the one farther from its end
+/// backs off to the nearest tile off the other's way, lets it pass and walks on. One
+/// that waited [`TILE_WAIT_SECONDS`] with nowhere to back off to stops, its walk
+/// ended [`Blocked`](crate::StopReason::Blocked).
 ///
 /// ```
 /// use bevy::prelude::*;

@@ -18,8 +18,9 @@ use crate::walk::job::WalkOnHold;
 use crate::walker::{WalkPath, Walker};
 
 /// A tile-step walker that has waited this long for a tile stops (its walk ends
-/// [`Blocked`](crate::StopReason::Blocked)): two walkers meeting head-on in a
-/// corridor one tile wide, or one sent onto a tile someone stands on.
+/// [`Blocked`](crate::StopReason::Blocked)): one sent onto a tile someone stands on,
+/// or two meeting head-on in a corridor one tile wide where neither can back off
+/// (no free tile off the other's way within 16 steps).
 pub const TILE_WAIT_SECONDS: f32 = 3.0;
 
 /// A walker backed off to a refuge waits there at most this long for the other to
