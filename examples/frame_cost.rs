@@ -41,8 +41,9 @@
 //!   keep walking and avoid each other ([`Avoidance`](bevy_walkmask::Avoidance));
 //! * `crowd-avoid`: the crowd with radius 6, so that it spreads round each point.
 //!
-//! Scenes with radii also print how many pairs of walkers overlap at the end (closer
-//! than 0.9 x the sum of their radii). `--no-avoidance` turns avoidance off
+//! Scenes with radii also print how many pairs of walkers overlap (closer than 0.9 x
+//! the sum of their radii), on average over every tenth frame after start-up and at
+//! the end. `--no-avoidance` turns avoidance off
 //! ([`WalkTuning::avoidance`](bevy_walkmask::WalkTuning::avoidance)) for comparison.
 //!
 //! `--no-warm` turns warm fields off ([`WalkmaskPlugin::warm_fields`]) for
@@ -610,6 +611,8 @@ struct Row {
     start_up_max: f64,
     mean_latency: f64,
     overlapping: usize,
+    /// Pairs overlapping, on average over every tenth frame after start-up.
+    mean_overlapping: f64,
 }
 
 /// Runs `scene` for `seconds` of paced frames and prints its numbers.
@@ -655,12 +658,17 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
 
     let mut updates = Vec::with_capacity(frames as usize);
     let run_started = Instant::now();
+    // Overlapping pairs every tenth frame after start-up (outside the timed update).
+    let mut overlap_samples = Vec::new();
     for frame in 0..frames {
         let started = Instant::now();
         app.update();
         let took = started.elapsed();
         if frame >= SETTLE_FRAMES {
             updates.push(took);
+            if scene.radius > 0.0 && frame % 10 == 0 {
+                overlap_samples.push(overlapping_pairs(&mut app));
+            }
         }
         if let Some(rest) = FRAME.checked_sub(took) {
             std::thread::sleep(rest);
@@ -669,6 +677,8 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
     let wall = run_started.elapsed();
 
     let overlapping = overlapping_pairs(&mut app);
+    let mean_overlapping =
+        overlap_samples.iter().sum::<usize>() as f64 / overlap_samples.len().max(1) as f64;
     let world = app.world();
     let bench = world.resource::<Bench>();
     let mut spans: Vec<f64> = bench.spans.iter().copied().map(ms).collect();
@@ -746,7 +756,7 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
     );
     if scene.radius > 0.0 {
         println!(
-            "  at the end: {overlapping} pairs of walkers closer than 0.9 x the sum of their radii"
+            "  pairs of walkers closer than 0.9 x the sum of their radii: {mean_overlapping:.1} on average (every tenth frame after start-up), {overlapping} at the end"
         );
     }
     println!(
@@ -773,6 +783,7 @@ fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
         start_up_max: ms(bench.start_up_max),
         mean_latency,
         overlapping,
+        mean_overlapping,
     }
 }
 
@@ -847,7 +858,7 @@ fn main() {
     if rows.len() > 1 {
         println!();
         println!(
-            "| scene | mask | load | median ms | p99 ms | max ms | start-up max ms | latency (frames) | overlapping pairs |"
+            "| scene | mask | load | median ms | p99 ms | max ms | start-up max ms | latency (frames) | overlapping pairs (mean / end) |"
         );
         println!("|---|---|---|---|---|---|---|---|---|");
         for row in rows {
@@ -862,7 +873,7 @@ fn main() {
                 row.start_up_max,
                 row.mean_latency,
                 if row.scene.radius > 0.0 {
-                    row.overlapping.to_string()
+                    format!("{:.1} / {}", row.mean_overlapping, row.overlapping)
                 } else {
                     "-".to_owned()
                 }

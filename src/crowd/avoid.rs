@@ -9,7 +9,7 @@ use walkmask::los::line_of_sight;
 use walkmask::{NavGrid, Point};
 
 use super::Avoidance;
-use super::velocities::{CrowdVelocities, SolveKey, Want, heading_for};
+use super::velocities::{CrowdVelocities, SolveKey, Want, on_path};
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, current_basis};
@@ -372,8 +372,8 @@ pub(crate) fn gather_crowd(
             && position.is_finite()
             && dt > 0.0;
         // A walk that reached its end this frame ends when the frame's commands run.
-        let heading_for = heading_for(path);
-        let walking = heading_for.is_some() && !held && !steered;
+        let on_path = on_path(path);
+        let walking = on_path && !held && !steered;
         if !active {
             motion.spot = None;
             continue;
@@ -484,7 +484,7 @@ pub(crate) fn gather_crowd(
             key: SolveKey {
                 entity,
                 position,
-                heading_for,
+                on_path,
             },
             claimed: motion.spot.map(|spot| spot.at),
             claim,

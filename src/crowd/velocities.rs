@@ -6,9 +6,8 @@
 //! rendering) runs; [`take_velocities`] collects them at the start of the next
 //! frame's movement, waiting for the task only if it has not finished. The answer is
 //! the same as solving it in the frame (the positions are the same), so it does not
-//! depend on timing; a walker that game code moved in between, or whose walk changed
-//! (a new path, a corner reached by a path that landed), walks that one frame as
-//! planned.
+//! depend on timing; a walker that game code moved in between, or that started or
+//! ended a walk, walks that one frame as planned.
 //!
 //! On the web, where the pool runs its tasks on the main thread, the velocities are
 //! solved at once at the end of the frame.
@@ -22,7 +21,6 @@ use walkmask::crowd::{Agent, AvoidanceParams, Avoider, Vector};
 
 use super::avoid::CrowdMotion;
 use crate::placement::{Parents, walker_xy};
-use crate::request::RequestId;
 use crate::walker::WalkPath;
 
 /// A walking walker is turned aside when the velocity avoidance gives it differs from
@@ -42,13 +40,14 @@ pub(super) struct Want {
     pub(super) solve: bool,
 }
 
-/// What a velocity was solved for: the walker, where it stood and which corner of
-/// which walk it was heading for. It is taken only if all still hold.
+/// What a velocity was solved for: the walker, where it stood and whether it was
+/// walking a path. It is taken only if both still hold (a walk that changed to
+/// another way keeps it for the one frame: it still keeps clear of the neighbours).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct SolveKey {
     pub(super) entity: Entity,
     pub(super) position: Vec2,
-    pub(super) heading_for: Option<(RequestId, usize)>,
+    pub(super) on_path: bool,
 }
 
 /// One frame's avoidance problem, and its answer once solved: moved into the task and
@@ -214,7 +213,7 @@ pub(crate) fn take_velocities(
             continue;
         };
         let still = walker_xy(transform, child_of, &parents) == key.position
-            && heading_for(path) == key.heading_for;
+            && on_path(path) == key.on_path;
         let avoided = velocity.filter(|_| still);
         if motion.avoided != avoided {
             motion.bypass_change_detection().avoided = avoided;
@@ -225,8 +224,7 @@ pub(crate) fn take_velocities(
     }
 }
 
-/// Which corner of which walk a walker heads for; `None` when it has none left.
-pub(super) fn heading_for(path: Option<&WalkPath>) -> Option<(RequestId, usize)> {
-    path.filter(|path| path.next < path.waypoints.len())
-        .map(|path| (path.request, path.next))
+/// Whether a walker has a path with a corner left to walk to.
+pub(super) fn on_path(path: Option<&WalkPath>) -> bool {
+    path.is_some_and(|path| path.next < path.waypoints.len())
 }
