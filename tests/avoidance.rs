@@ -616,3 +616,89 @@ fn tile_walkers_meeting_head_on_in_a_corridor_both_arrive() {
         }
     }
 }
+
+/// A tile walker waiting in the pocket it backed off to walks on when the walker it
+/// makes way for is despawned, and arrives.
+#[test]
+fn a_backed_off_tile_walker_walks_on_when_the_other_is_despawned() {
+    for pace in Pace::BOTH {
+        let size = (14, 2);
+        let mut app = tile_room(pace, size.0, size.1, |x, y| y == 1 || x == 4);
+        let walkers = spawn_tile_walkers(&mut app, &[(0, 1), (13, 1)], size);
+        app.update();
+        let ids = [
+            send(&mut app, walkers[0], tile_centre(13, 1, size)),
+            send(&mut app, walkers[1], tile_centre(0, 1, size)),
+        ];
+        let mut clock = pace.clock();
+        let mut in_pocket = None;
+        clock.until(&mut app, 600, |world| {
+            in_pocket = walkers.iter().position(|&w| {
+                let at = world.get::<Transform>(w).unwrap().translation.truncate();
+                tile_under(at, size) == (4, 0)
+            });
+            in_pocket.is_some()
+        });
+        let waiting = in_pocket.unwrap();
+        // It waits there while the other comes by.
+        clock.frames(&mut app, 20);
+        assert_eq!(
+            tile_under(position(&app, walkers[waiting]), size),
+            (4, 0),
+            "{pace:?}: left the pocket while the other came by"
+        );
+        app.world_mut().despawn(walkers[1 - waiting]);
+        until_tile_walks_end(&mut app, &mut clock, &walkers[waiting..=waiting], size, 600);
+        assert!(arrived(&app, walkers[waiting]), "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &ids[waiting..=waiting]);
+    }
+}
+
+/// A fast tile walker that backs off for a slow one waits in its refuge until the
+/// slow one has gone by, instead of stepping out to meet it again: it enters the
+/// pocket once and leaves it only when the other is past the corridor's junction.
+#[test]
+fn a_backed_off_tile_walker_waits_until_the_other_has_passed() {
+    for pace in Pace::BOTH {
+        let size = (14, 2);
+        let mut app = tile_room(pace, size.0, size.1, |x, y| y == 1 || x == 4);
+        let spawn = |app: &mut App, speed: f32, x: u32| {
+            app.world_mut()
+                .spawn((
+                    Walker::new(speed).with_grid_steps(),
+                    Transform::from_translation(tile_centre(x, 1, size).extend(1.0)),
+                ))
+                .id()
+        };
+        let fast = spawn(&mut app, 96.0, 0);
+        let slow = spawn(&mut app, 32.0, 13);
+        app.update();
+        let ids = [
+            send(&mut app, fast, tile_centre(13, 1, size)),
+            send(&mut app, slow, tile_centre(0, 1, size)),
+        ];
+        let mut clock = pace.clock();
+        let (mut entered, mut inside) = (0, false);
+        for _ in 0..1500 {
+            clock.frame(&mut app);
+            let now = tile_under(position(&app, fast), size) == (4, 0);
+            if now && !inside {
+                entered += 1;
+            }
+            if inside && !now {
+                let other = tile_under(position(&app, slow), size);
+                assert!(
+                    other.0 < 4,
+                    "{pace:?}: left the pocket with the other at {other:?}"
+                );
+            }
+            inside = now;
+            if arrived(&app, fast) && arrived(&app, slow) {
+                break;
+            }
+        }
+        assert_eq!(entered, 1, "{pace:?}: entered the pocket {entered} times");
+        assert!(arrived(&app, fast) && arrived(&app, slow), "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}

@@ -210,16 +210,19 @@ fn wait_in_refuges(
 ) {
     work.in_refuge.clear();
     work.keep_waiting.clear();
-    for (entity, _, _, motion, transform, child_of, path, _) in walkers.iter() {
+    for (entity, walker, _, motion, transform, child_of, path, _) in walkers.iter() {
         let Some(refuge) = &motion.refuge else {
             continue;
         };
-        let there = walker_xy(transform, child_of, parents) == refuge.at
-            && path.is_some_and(|path| {
-                path.request == refuge.request
-                    && path.next > 0
-                    && path.waypoints.get(path.next - 1) == Some(&refuge.at)
-            });
+        // On the refuge's tile, its centre passed (a step carries on round a corner).
+        let position = walker_xy(transform, child_of, parents);
+        let there = path.is_some_and(|path| {
+            path.request == refuge.request
+                && !path.waypoints[path.next.min(path.waypoints.len())..].contains(&refuge.at)
+        }) && grids
+            .of(walker, position)
+            .and_then(|grid| grid.pixel_under(position))
+            .is_some_and(|tile| route_end(&refuge.route) == Some(tile));
         if there && refuge.waited < REFUGE_WAIT_SECONDS {
             work.in_refuge
                 .push((entity, refuge.passing, refuge.route.clone()));
@@ -251,6 +254,11 @@ fn wait_in_refuges(
             motion.bypass_change_detection().refuge = None;
         }
     }
+}
+
+/// The refuge of a route (its last tile).
+fn route_end(route: &Route) -> Option<(u32, u32)> {
+    route.last().copied()
 }
 
 /// Fills `way` with the tiles of `walker`'s way ahead (at most
