@@ -222,7 +222,7 @@ fn wait_in_refuges(
         }) && grids
             .of(walker, position)
             .and_then(|grid| grid.pixel_under(position))
-            .is_some_and(|tile| route_end(&refuge.route) == Some(tile));
+            .is_some_and(|tile| refuge.route.last() == Some(&tile));
         if there && refuge.waited < REFUGE_WAIT_SECONDS {
             work.in_refuge
                 .push((entity, refuge.passing, refuge.route.clone()));
@@ -254,11 +254,6 @@ fn wait_in_refuges(
             motion.bypass_change_detection().refuge = None;
         }
     }
-}
-
-/// The refuge of a route (its last tile).
-fn route_end(route: &Route) -> Option<(u32, u32)> {
-    route.last().copied()
 }
 
 /// Fills `way` with the tiles of `walker`'s way ahead (at most
