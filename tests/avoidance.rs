@@ -478,6 +478,24 @@ fn until_tile_walks_end(
     panic!("walks still under way after {max} frames");
 }
 
+/// Runs [`until_tile_walks_end`], then checks that every request of `ids` got
+/// exactly one answer and every walker arrived.
+fn tile_walkers_all_arrive(
+    app: &mut App,
+    clock: &mut FrameClock,
+    walkers: &[Entity],
+    ids: &[RequestId],
+    size: (u32, u32),
+    max: usize,
+    label: &str,
+) {
+    until_tile_walks_end(app, clock, walkers, size, max);
+    assert_contract(app.world().resource::<Log>(), ids);
+    for &e in walkers {
+        assert!(arrived(app, e), "{label}: {e} did not arrive");
+    }
+}
+
 fn spawn_tile_walkers(app: &mut App, tiles: &[(u32, u32)], size: (u32, u32)) -> Vec<Entity> {
     tiles
         .iter()
@@ -523,11 +541,8 @@ fn tile_step_walkers_never_share_a_tile() {
             })
             .collect();
         let mut clock = pace.clock();
-        until_tile_walks_end(&mut app, &mut clock, &walkers, size, 2000);
-        assert_contract(app.world().resource::<Log>(), &ids);
-        for &e in &walkers {
-            assert!(arrived(&app, e), "{pace:?}: {e} did not arrive");
-        }
+        let label = format!("{pace:?}");
+        tile_walkers_all_arrive(&mut app, &mut clock, &walkers, &ids, size, 2000, &label);
     }
 }
 
@@ -554,11 +569,8 @@ fn tile_walkers_file_through_a_door() {
             })
             .collect();
         let mut clock = pace.clock();
-        until_tile_walks_end(&mut app, &mut clock, &walkers, size, 2500);
-        assert_contract(app.world().resource::<Log>(), &ids);
-        for &e in &walkers {
-            assert!(arrived(&app, e), "{pace:?}: {e} did not arrive");
-        }
+        let label = format!("{pace:?}");
+        tile_walkers_all_arrive(&mut app, &mut clock, &walkers, &ids, size, 2500, &label);
     }
 }
 
@@ -608,11 +620,8 @@ fn tile_walkers_meeting_head_on_in_a_corridor_both_arrive() {
                 send(&mut app, walkers[1], tile_centre(a.0, a.1, size)),
             ];
             let mut clock = pace.clock();
-            until_tile_walks_end(&mut app, &mut clock, &walkers, size, 1500);
-            assert_contract(app.world().resource::<Log>(), &ids);
-            for &e in &walkers {
-                assert!(arrived(&app, e), "{pace:?}, {name}: {e} did not arrive");
-            }
+            let label = format!("{pace:?}, {name}");
+            tile_walkers_all_arrive(&mut app, &mut clock, &walkers, &ids, size, 1500, &label);
         }
     }
 }
