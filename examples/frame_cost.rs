@@ -46,23 +46,29 @@
 //! the end. `--no-avoidance` turns avoidance off
 //! ([`WalkTuning::avoidance`](bevy_walkmask::WalkTuning::avoidance)) for comparison.
 //!
+//! Path searches run below the frame's threads
+//! ([`background_searches`](bevy_walkmask::background_searches), as the README
+//! recommends); `--equal-priority` leaves Bevy's task pools as they are, for
+//! comparison.
+//!
 //! `--no-warm` turns warm fields off ([`WalkmaskPlugin::warm_fields`]) for
 //! comparison. `--hover` and `--hover-rest` add a standing player and move the hover
 //! point every frame, or every 15 frames (a pointer that rests a quarter of a second),
 //! to the room scene; `--crowd` is `--scene crowd`.
 //!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--hover | --hover-rest]
+//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::input::InputPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{NavGridCache, ObstacleShape, WarmFieldCache, walkmask};
+use bevy_walkmask::{NavGridCache, ObstacleShape, WarmFieldCache, background_searches, walkmask};
 use walkmask_demo_assets::synthetic;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -616,12 +622,20 @@ struct Row {
 }
 
 /// Runs `scene` for `seconds` of paced frames and prints its numbers.
-fn run(scene: &Scene, seconds: f64, warm_fields: bool, avoidance: bool) -> Row {
+fn run(
+    scene: &Scene,
+    seconds: f64,
+    warm_fields: bool,
+    avoidance: bool,
+    pools: TaskPoolOptions,
+) -> Row {
     let frames = (seconds / FRAME.as_secs_f64()).round() as u64;
     let (width, height, cells) = scene.floor.cells();
     let mut app = App::new();
     app.add_plugins((
-        MinimalPlugins,
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: pools,
+        }),
         AssetPlugin::default(),
         TransformPlugin,
         InputPlugin,
@@ -810,7 +824,7 @@ fn overlapping_pairs(app: &mut App) -> usize {
 fn usage(problem: &str) -> ! {
     let names: Vec<&str> = Scene::matrix().iter().map(|s| s.name).collect();
     eprintln!(
-        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
+        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
         names.join(", ")
     );
     std::process::exit(2);
@@ -820,6 +834,7 @@ fn main() {
     let mut seconds = 30.0;
     let mut warm_fields = true;
     let mut avoidance = true;
+    let mut background = true;
     let mut chosen = vec![Scene::room()];
     let mut hover = 0;
     let mut args = std::env::args().skip(1);
@@ -827,6 +842,7 @@ fn main() {
         match arg.as_str() {
             "--no-warm" => warm_fields = false,
             "--no-avoidance" => avoidance = false,
+            "--equal-priority" => background = false,
             "--hover" => hover = 1,
             "--hover-rest" => hover = 15,
             "--crowd" => chosen = Scene::matrix().into_iter().filter(|s| s.crowd).collect(),
@@ -851,9 +867,24 @@ fn main() {
             scene.hover = hover;
         }
     }
+    // Bevy makes its task pools once per process: the first app's settings hold for
+    // every scene.
+    let pools = if background {
+        background_searches(TaskPoolOptions::default())
+    } else {
+        TaskPoolOptions::default()
+    };
+    println!(
+        "path searches: {}",
+        if background {
+            "below the frame's threads (background_searches)"
+        } else {
+            "at the frame's priority"
+        }
+    );
     let rows: Vec<Row> = chosen
         .iter()
-        .map(|scene| run(scene, seconds, warm_fields, avoidance))
+        .map(|scene| run(scene, seconds, warm_fields, avoidance, pools.clone()))
         .collect();
     if rows.len() > 1 {
         println!();

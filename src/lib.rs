@@ -158,7 +158,10 @@ pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
 };
-pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache};
+pub use plan::{
+    FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache,
+    background_searches,
+};
 pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
 pub use request::{RequestId, WalkRequest, WalkRoute};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};

@@ -6,6 +6,8 @@
 //! * [`grid_cache`]: prepared grids ([`NavGridCache`]);
 //! * [`field_cache`]: warm distance fields and fields shared by crowds
 //!   ([`WarmFieldCache`]);
+//! * [`search_threads`]: the async compute pool's threads below the frame's
+//!   ([`background_searches`]);
 //! * `browser_pause` (on the web): grid and index builds in slices of a few
 //!   milliseconds, so that the browser draws frames in between.
 //!
@@ -22,6 +24,7 @@ pub(crate) mod basis;
 pub(crate) mod browser_pause;
 pub(crate) mod field_cache;
 pub(crate) mod grid_cache;
+pub(crate) mod search_threads;
 pub(crate) mod worker;
 
 /// Where a pool task's work begins. On the web, pool tasks run on the main thread in
@@ -35,4 +38,5 @@ pub(crate) async fn after_the_frame() {
 
 pub use field_cache::{FieldCacheStats, WarmFieldCache};
 pub use grid_cache::{GridCacheStats, NavGridCache};
+pub use search_threads::background_searches;
 pub use worker::PlannerStatus;
