@@ -142,7 +142,7 @@ pub mod tuning;
 mod walk;
 pub mod walker;
 
-use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SingleThreadedExecutor};
 use bevy::prelude::*;
 pub use walkmask;
 
@@ -391,11 +391,23 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(planner)
             .init_resource::<walk::timing::PlanClock>();
         let schedule = self.schedule;
-        // Commands are applied where a later system needs what they did, and nowhere
-        // else: each sync point costs main-thread time whether or not anything was
-        // queued. Re-plan triggers, chase re-aims and requests queue their changes,
-        // which are applied together before searches start; answers are applied
-        // before walkers move, and steering's before the walks it ended would move.
+        // Runs of systems that spawn no tasks are schedules of their own, run on one
+        // thread by one exclusive system: a chain of systems handed from thread to
+        // thread costs more than their work on a machine with two cores. The systems
+        // that start and collect pool tasks stay in `schedule`. Commands are applied
+        // where a later system needs what they did: re-plan triggers, chase re-aims
+        // and requests queue their changes, which are applied together before
+        // searches start; answers before walkers move; steering's before the walks it
+        // ended would move.
+        for stage in [
+            WalkmaskStage::Input,
+            WalkmaskStage::Changes,
+            WalkmaskStage::Move,
+        ] {
+            let mut stage_schedule = Schedule::new(stage);
+            stage_schedule.set_executor(SingleThreadedExecutor::new());
+            app.add_schedule(stage_schedule);
+        }
         app.configure_sets(
             schedule,
             (WalkmaskSystems::Plan, WalkmaskSystems::Poll).chain_ignore_deferred(),
@@ -408,28 +420,51 @@ impl Plugin for WalkmaskPlugin {
         )
         .add_systems(
             Update,
+            run_stage(WalkmaskStage::Input).in_set(WalkmaskSystems::Input),
+        )
+        .add_systems(
+            WalkmaskStage::Input,
             (
                 (input::walk_to_cursor_click, input::walk_while_held)
                     .chain()
                     .run_if(resource_exists::<ButtonInput<MouseButton>>),
                 hover::follow_cursor,
+            ),
+        )
+        .add_systems(
+            WalkmaskStage::Changes,
+            (
+                room::place_rooms,
+                obstacle::gather_obstacles,
+                walk::replan::forget_changed_masks,
+                walk::replan::replan_changed,
+                walk::obstacle_watch::replan_for_obstacles,
+                chase::aim_chasers,
+                walk::accept::read_requests,
             )
-                .in_set(WalkmaskSystems::Input),
+                .chain_ignore_deferred(),
+        )
+        .add_systems(
+            WalkmaskStage::Move,
+            (
+                steering::steer_walkers,
+                (
+                    crowd::velocities::take_velocities,
+                    crowd::tiles::reserve_tiles,
+                    walk::movement::nudge_standing_walkers,
+                    walk::movement::move_walkers,
+                    scaling::follow_depth,
+                    crowd::avoid::gather_crowd,
+                )
+                    .chain_ignore_deferred(),
+            )
+                .chain(),
         )
         .add_systems(
             schedule,
             (
                 (
-                    (
-                        room::place_rooms,
-                        obstacle::gather_obstacles,
-                        walk::replan::forget_changed_masks,
-                        walk::replan::replan_changed,
-                        walk::obstacle_watch::replan_for_obstacles,
-                        chase::aim_chasers,
-                        walk::accept::read_requests,
-                    )
-                        .chain_ignore_deferred(),
+                    run_stage(WalkmaskStage::Changes),
                     walk::start::start_jobs,
                     walk::warm_up::warm_fields,
                 )
@@ -442,20 +477,7 @@ impl Plugin for WalkmaskPlugin {
                 )
                     .chain_ignore_deferred()
                     .in_set(WalkmaskSystems::Poll),
-                (
-                    steering::steer_walkers,
-                    (
-                        crowd::velocities::take_velocities,
-                        crowd::tiles::reserve_tiles,
-                        walk::movement::nudge_standing_walkers,
-                        walk::movement::move_walkers,
-                        scaling::follow_depth,
-                        crowd::avoid::gather_crowd,
-                    )
-                        .chain_ignore_deferred(),
-                )
-                    .chain()
-                    .in_set(WalkmaskSystems::Move),
+                run_stage(WalkmaskStage::Move).in_set(WalkmaskSystems::Move),
             ),
         );
         if schedule == Update.intern() {
@@ -476,12 +498,28 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<tilemap::TileWalkRoom>()
             .add_observer(tilemap::forget_tile_layer)
             .add_systems(
-                schedule,
-                tilemap::sync_tile_rooms
-                    .in_set(WalkmaskSystems::Plan)
-                    .before(room::place_rooms),
+                WalkmaskStage::Changes,
+                tilemap::sync_tile_rooms.before(room::place_rooms),
             );
     }
+}
+
+/// The plugin's own schedules, each run on one thread by [`run_stage`] (an exclusive
+/// system in the [`WalkmaskSystems`] set named).
+#[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum WalkmaskStage {
+    /// All of [`WalkmaskSystems::Input`].
+    Input,
+    /// The start of [`WalkmaskSystems::Plan`]: changes that re-plan walkers, chase
+    /// re-aims and requests, up to the system that starts searches.
+    Changes,
+    /// All of [`WalkmaskSystems::Move`].
+    Move,
+}
+
+/// The exclusive system that runs the systems of one set, in order, on its thread.
+fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
+    move |world: &mut World| world.run_schedule(stage)
 }
 
 /// Drops the steering, chase and placement state of an entity that loses its
