@@ -15,11 +15,12 @@
 //! arrive ([`Avoidance`](bevy_walkmask::Avoidance)); the status line counts the
 //! pairs that overlap.
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
-use bevy_walkmask::WarmFieldCache;
 use bevy_walkmask::prelude::*;
+use bevy_walkmask::{WarmFieldCache, background_searches};
 
 /// Size of the room picture in pixels (= world units).
 const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
@@ -33,14 +34,21 @@ const FOLLOW_PERIOD: f32 = 0.5;
 
 fn main() {
     App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "bevy_walkmask crowd".into(),
-                resolution: (1280, 720).into(),
-                ..default()
-            }),
-            ..default()
-        }))
+        .add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "bevy_walkmask crowd".into(),
+                        resolution: (1280, 720).into(),
+                        ..default()
+                    }),
+                    ..default()
+                })
+                // Path searches below the frame's threads (see the README).
+                .set(TaskPoolPlugin {
+                    task_pool_options: background_searches(TaskPoolOptions::default()),
+                }),
+        )
         .add_plugins((WalkmaskPlugin::default(), WalkmaskDebugPlugin))
         .insert_resource(WalkmaskDebug { enabled: false })
         .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.09)))

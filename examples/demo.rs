@@ -25,6 +25,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::asset::AssetMetaCheck;
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
@@ -32,7 +33,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::sprite::Anchor;
 use bevy::window::{CursorIcon, PrimaryWindow, SystemCursorIcon};
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, NavGridCache};
+use bevy_walkmask::{AnswerTiming, NavGridCache, background_searches};
 
 /// Size of the room picture in pixels (= world units; the room sprite is centred).
 const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
@@ -85,6 +86,10 @@ fn main() {
                     ..default()
                 }),
                 ..default()
+            })
+            // Path searches below the frame's threads (see the README).
+            .set(TaskPoolPlugin {
+                task_pool_options: background_searches(TaskPoolOptions::default()),
             })
             .set(AssetPlugin {
                 // Only these assets have `.meta` files: asking for the others would

@@ -12,13 +12,14 @@
 //! cargo run --example tilemap --features tilemap
 //! ```
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::tilemap::{TileLayerGeometry, WalkTileLayer};
-use bevy_walkmask::{ClickInput, WarmFieldCache};
+use bevy_walkmask::{ClickInput, WarmFieldCache, background_searches};
 
 /// The map in tiles.
 const MAP: UVec2 = UVec2::new(40, 24);
@@ -45,7 +46,11 @@ fn main() {
                     }),
                     ..default()
                 })
-                .set(ImagePlugin::default_nearest()),
+                .set(ImagePlugin::default_nearest())
+                // Path searches below the frame's threads (see the README).
+                .set(TaskPoolPlugin {
+                    task_pool_options: background_searches(TaskPoolOptions::default()),
+                }),
         )
         .add_plugins((
             TilemapPlugin,
