@@ -4,13 +4,17 @@
 //! with as many busy threads as cores (two cores are common among players' laptops
 //! and handhelds), the operating system shares a core between a long search and the
 //! thread that runs the frame, and a frame that waits for its turn takes one time
-//! slice longer (4 ms here). Running the async compute threads at the lowest
-//! priority lets the frame's threads go first, and the searches use what is left.
+//! slice longer (4 ms here), and a pool thread woken by the frame (the crowd's
+//! avoidance solve) can land beside the main thread instead of on the searching
+//! core. Running the async compute threads at the lowest priority lets the frame's
+//! threads go first, and the searches use what is left. A game that keeps every core
+//! busy all the time starves its searches this way: its walkers wait for their paths
+//! (they are never lost), which is why this is the game's choice.
 
 use bevy::app::TaskPoolOptions;
 
 /// Returns `options` with the async compute pool's threads set to the lowest
-/// priority of the platform when they start (nice 19 on Linux, the lowest
+/// priority of the platform when they start (`SCHED_IDLE` on Linux, the lowest
 /// `pthread` priority on macOS, `THREAD_PRIORITY_LOWEST` on Windows), after any
 /// start hook `options` already had. Path searches run there, so the frame's own
 /// threads (main, render, compute) are never kept waiting by a search.
@@ -34,6 +38,7 @@ use bevy::app::TaskPoolOptions;
 /// Whatever else the game runs on the async compute pool runs at that priority too.
 /// A thread whose priority cannot be changed stays as it was, with a warning in the
 /// log. In the browser there are no pool threads, and this changes nothing.
+#[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
 pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -43,9 +48,7 @@ pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
             if let Some(earlier) = &earlier {
                 earlier();
             }
-            if let Err(error) =
-                thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min)
-            {
+            if let Err(error) = lower_this_thread() {
                 bevy::log::warn!(
                     "bevy_walkmask: could not lower the priority of an async compute thread \
                      ({error:?}); path searches share cores with the frame at equal priority"
@@ -54,6 +57,29 @@ pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
         }));
     }
     options
+}
+
+/// Linux and Android: `SCHED_IDLE`, which the scheduler treats as an idle core when it
+/// places a woken thread, so a frame's thread woken while a search runs takes that
+/// core at once instead of waiting beside it. (Nice 19 is not enough: the searching
+/// core still counts as busy, and the woken thread lands beside the main thread.)
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn lower_this_thread() -> Result<(), thread_priority::Error> {
+    use thread_priority::*;
+    set_thread_priority_and_policy(
+        thread_native_id(),
+        ThreadPriority::Min,
+        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+    )
+}
+
+/// Elsewhere: the lowest priority of the platform's thread scheduler.
+#[cfg(all(
+    not(target_arch = "wasm32"),
+    not(any(target_os = "linux", target_os = "android"))
+))]
+fn lower_this_thread() -> Result<(), thread_priority::Error> {
+    thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min)
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -79,14 +105,14 @@ mod tests {
         assert!(options.io.on_thread_spawn.is_none());
     }
 
-    /// The calling thread's nice value, from `/proc` (field 19 of its `stat`).
+    /// The calling thread's scheduling policy, from `/proc` (field 41 of its `stat`).
     #[cfg(target_os = "linux")]
-    fn nice_of_this_thread() -> i32 {
+    fn policy_of_this_thread() -> u32 {
         let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
         let after_name = &stat[stat.rfind(')').unwrap() + 1..];
         after_name
             .split_whitespace()
-            .nth(16)
+            .nth(38)
             .unwrap()
             .parse()
             .unwrap()
@@ -95,15 +121,22 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn the_hook_lowers_the_thread_it_runs_on() {
+        const SCHED_OTHER: u32 = 0;
+        const SCHED_IDLE: u32 = 5;
         let options = background_searches(TaskPoolOptions::default());
         let hook = options.async_compute.on_thread_spawn.clone().unwrap();
-        let nice = std::thread::spawn(move || {
-            let before = nice_of_this_thread();
+        let policies = std::thread::spawn(move || {
+            let before = policy_of_this_thread();
             hook();
-            (before, nice_of_this_thread())
+            (before, policy_of_this_thread())
         })
         .join()
         .unwrap();
-        assert_eq!(nice, (nice_of_this_thread(), 19));
+        assert_eq!(policies, (SCHED_OTHER, SCHED_IDLE));
+        assert_eq!(
+            policy_of_this_thread(),
+            SCHED_OTHER,
+            "only the pool's thread changes"
+        );
     }
 }
