@@ -45,6 +45,7 @@ pub mod fill;
 pub mod flow;
 pub mod geom;
 pub mod grid;
+pub mod layer;
 pub mod los;
 pub mod mask;
 mod mask_decode;

@@ -1,0 +1,185 @@
+//! Room layers beside the walk mask: images of ids, one per pixel, that say where
+//! regions (or hotspots) are rather than where walkers may go.
+//!
+//! A layer is decoded by the same rules as a walk mask and held in a [`WalkMask`]:
+//! its "area" ids are the layer's ids, and 0 is "none". A layer may be the walk
+//! mask's size or smaller by a whole factor ([`LayerScale`]).
+//!
+//! [`ids_along`] lists the ids a straight move passes over, in order, so that a
+//! walker that crosses a region one pixel wide within one frame still enters and
+//! leaves it.
+//!
+//! ```
+//! use walkmask::layer::ids_along;
+//! use walkmask::{Point, WalkMask};
+//!
+//! // A region (id 3) one pixel wide at x = 5.
+//! let layer = WalkMask::from_fn(10, 4, |x, _| if x == 5 { 3 } else { 0 }).unwrap();
+//! let mut ids = Vec::new();
+//! ids_along(&layer, Point::new(1.5, 1.5), Point::new(8.5, 2.5), &mut ids);
+//! assert_eq!(ids, [0, 3, 0]);
+//! ```
+
+use crate::{Point, WalkMask};
+
+/// The id of the layer pixel under `p` (layer pixels), 0 outside the layer or for a
+/// point that is not finite.
+#[inline]
+pub fn id_at(layer: &WalkMask, p: Point) -> u8 {
+    if !(p.x.is_finite() && p.y.is_finite()) || p.x < 0.0 || p.y < 0.0 {
+        return 0;
+    }
+    layer.area_at(p.x as u32, p.y as u32).unwrap_or(0)
+}
+
+/// Replaces `out` with the ids of the layer pixels the segment from `from` to `to`
+/// (layer pixels) passes over, in the order it meets them, each run of equal ids
+/// once: the first is the id under `from`, the last the id under `to`. Pixels off
+/// the layer count as id 0. A segment that passes exactly through a pixel corner
+/// meets one of the two pixels beside the corner.
+///
+/// The pixels are walked one by one (Amanatides and Woo's traversal), so the cost is
+/// the number of pixels crossed. A point that is not finite gives the id under the
+/// other one alone (0 when neither is finite).
+pub fn ids_along(layer: &WalkMask, from: Point, to: Point, out: &mut Vec<u8>) {
+    out.clear();
+    let finite = |p: Point| p.x.is_finite() && p.y.is_finite();
+    if !finite(from) || !finite(to) {
+        out.push(if finite(to) {
+            id_at(layer, to)
+        } else if finite(from) {
+            id_at(layer, from)
+        } else {
+            0
+        });
+        return;
+    }
+    let mut push = |id: u8| {
+        if out.last() != Some(&id) {
+            out.push(id);
+        }
+    };
+    // Pixels far off the layer all read 0: clamp the walk to one pixel round it so
+    // that a segment from far away costs no more than one across the layer.
+    push(id_at(layer, from));
+    let last = id_at(layer, to);
+    let (from, to) = clip_to(layer, from, to);
+    let id = |x: i64, y: i64| {
+        if x < 0 || y < 0 {
+            0
+        } else {
+            layer.area_at(x as u32, y as u32).unwrap_or(0)
+        }
+    };
+    let (mut x, mut y) = (from.x.floor() as i64, from.y.floor() as i64);
+    let (end_x, end_y) = (to.x.floor() as i64, to.y.floor() as i64);
+    let (dx, dy) = ((to.x - from.x) as f64, (to.y - from.y) as f64);
+    let (step_x, step_y) = (dx.signum() as i64, dy.signum() as i64);
+    // Parameter t along the segment (0 at `from`, 1 at `to`) at which the next
+    // vertical and horizontal pixel edges are crossed, and between edges.
+    let first_edge = |start: f32, cell: i64, d: f64| -> (f64, f64) {
+        if d > 0.0 {
+            (((cell + 1) as f64 - start as f64) / d, 1.0 / d)
+        } else if d < 0.0 {
+            ((start as f64 - cell as f64) / -d, -1.0 / d)
+        } else {
+            (f64::INFINITY, f64::INFINITY)
+        }
+    };
+    let (mut next_x, delta_x) = first_edge(from.x, x, dx);
+    let (mut next_y, delta_y) = first_edge(from.y, y, dy);
+    push(id(x, y));
+    // One step per pixel edge crossed: never more than this, whatever rounding does.
+    let steps = (end_x - x).abs() + (end_y - y).abs();
+    for _ in 0..steps {
+        if next_x < next_y {
+            x += step_x;
+            next_x += delta_x;
+        } else {
+            y += step_y;
+            next_y += delta_y;
+        }
+        push(id(x, y));
+    }
+    // Rounding may have ended the walk beside the last pixel: the end is `to`'s.
+    push(last);
+}
+
+/// `from` and `to` with the parts of the segment more than a pixel off the layer cut
+/// away (Liang and Barsky's clipping against the layer grown by one pixel); a
+/// segment wholly off it becomes its end, so only the ids under the ends count.
+fn clip_to(layer: &WalkMask, from: Point, to: Point) -> (Point, Point) {
+    let (min, max_x, max_y) = (
+        -1.0f64,
+        layer.width() as f64 + 1.0,
+        layer.height() as f64 + 1.0,
+    );
+    let (fx, fy) = (from.x as f64, from.y as f64);
+    let (dx, dy) = (to.x as f64 - fx, to.y as f64 - fy);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, fx - min),
+        (dx, max_x - fx),
+        (-dy, fy - min),
+        (dy, max_y - fy),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return (to, to);
+            }
+            continue;
+        }
+        let r = q / p;
+        if p < 0.0 {
+            t0 = t0.max(r);
+        } else {
+            t1 = t1.min(r);
+        }
+    }
+    if t0 > t1 {
+        return (to, to);
+    }
+    let at = |t: f64| Point::new((fx + dx * t) as f32, (fy + dy * t) as f32);
+    // Keep the true ends when they are on (or next to) the layer: their ids count.
+    let start = if t0 > 0.0 { at(t0) } else { from };
+    let end = if t1 < 1.0 { at(t1) } else { to };
+    (start, end)
+}
+
+/// How a layer's pixels relate to its room's walk-mask pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerScale {
+    /// Walk-mask pixels per layer pixel, along each axis (1 = the same size).
+    pub factor: u32,
+}
+
+impl LayerScale {
+    /// The whole factor by which a `layer` of `layer_size` pixels is smaller than a
+    /// walk mask of `mask_size`, or an error saying why it fits none.
+    ///
+    /// ```
+    /// use walkmask::layer::LayerScale;
+    /// assert_eq!(LayerScale::between((640, 360), (320, 180)).unwrap().factor, 2);
+    /// assert!(LayerScale::between((640, 360), (300, 180)).is_err());
+    /// ```
+    pub fn between(mask_size: (u32, u32), layer_size: (u32, u32)) -> Result<Self, String> {
+        let ((mw, mh), (lw, lh)) = (mask_size, layer_size);
+        if lw == 0 || lh == 0 {
+            return Err(format!("the layer is {lw} x {lh} pixels"));
+        }
+        let factor = mw / lw;
+        if factor == 0 || mw != lw * factor || mh != lh * factor {
+            return Err(format!(
+                "a {lw} x {lh} layer is not the {mw} x {mh} walk mask's size or a whole fraction of it"
+            ));
+        }
+        Ok(Self { factor })
+    }
+
+    /// A walk-mask point as a layer point.
+    #[inline]
+    pub fn to_layer(&self, mask: Point) -> Point {
+        let f = self.factor as f32;
+        Point::new(mask.x / f, mask.y / f)
+    }
+}

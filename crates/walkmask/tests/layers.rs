@@ -1,0 +1,170 @@
+//! Property tests of room layers: the ids a straight move passes over, against dense
+//! sampling of the segment, and the scale between a layer and its walk mask.
+
+use proptest::prelude::*;
+use walkmask::layer::{LayerScale, id_at, ids_along};
+use walkmask::{Point, WalkMask};
+
+/// A random layer of ids 0..4 and a segment whose ends may lie off it.
+fn layer_and_segment() -> impl Strategy<Value = (WalkMask, Point, Point)> {
+    (1u32..20, 1u32..20).prop_flat_map(|(w, h)| {
+        let (wf, hf) = (w as f32, h as f32);
+        (
+            prop::collection::vec(0u8..4, (w * h) as usize),
+            (-3.0f32..wf + 3.0, -3.0f32..hf + 3.0),
+            (-3.0f32..wf + 3.0, -3.0f32..hf + 3.0),
+        )
+            .prop_map(move |(ids, a, b)| {
+                let layer =
+                    WalkMask::from_fn(w, h, |x, y| ids[(y * w + x) as usize]).expect("size");
+                (layer, Point::new(a.0, a.1), Point::new(b.0, b.1))
+            })
+    })
+}
+
+/// The ids met by sampling the segment every thousandth of a pixel, runs once.
+fn dense_ids(layer: &WalkMask, from: Point, to: Point) -> Vec<u8> {
+    let length = (to.x - from.x).hypot(to.y - from.y);
+    let samples = (length * 1000.0).ceil() as usize + 1;
+    let mut ids: Vec<u8> = Vec::new();
+    for i in 0..=samples {
+        let t = i as f32 / samples as f32;
+        let p = Point::new(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
+        let id = id_at(layer, p);
+        if ids.last() != Some(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Whether `small` is `big` with some entries left out.
+fn is_subsequence(small: &[u8], big: &[u8]) -> bool {
+    let mut rest = big.iter();
+    small.iter().all(|id| rest.any(|b| b == id))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Every id that dense sampling meets is met, in the same order; the walk starts
+    /// at the id under `from`, ends at the id under `to`, and lists each run once.
+    #[test]
+    fn ids_along_meets_what_dense_sampling_meets((layer, from, to) in layer_and_segment()) {
+        let mut ids = Vec::new();
+        ids_along(&layer, from, to, &mut ids);
+        let dense = dense_ids(&layer, from, to);
+        prop_assert_eq!(ids.first().copied(), Some(id_at(&layer, from)));
+        prop_assert_eq!(ids.last().copied(), Some(id_at(&layer, to)));
+        prop_assert!(ids.windows(2).all(|w| w[0] != w[1]), "a run listed twice: {:?}", ids);
+        prop_assert!(is_subsequence(&dense, &ids), "dense {:?} not in {:?}", dense, ids);
+        // Never more than one extra id per pixel corner grazed: at most the pixels
+        // a segment can touch.
+        let touched = (to.x.floor() - from.x.floor()).abs() + (to.y.floor() - from.y.floor()).abs() + 1.0;
+        prop_assert!(ids.len() as f32 <= touched, "{} ids for {} pixels", ids.len(), touched);
+    }
+
+    /// Walking a segment backwards meets the same ids in reverse order, but for the
+    /// choice of pixel at a corner the segment passes exactly through.
+    #[test]
+    fn ids_along_is_symmetric_up_to_corners((layer, from, to) in layer_and_segment()) {
+        let (mut forward, mut backward) = (Vec::new(), Vec::new());
+        ids_along(&layer, from, to, &mut forward);
+        ids_along(&layer, to, from, &mut backward);
+        backward.reverse();
+        let dense = dense_ids(&layer, from, to);
+        prop_assert!(is_subsequence(&dense, &backward));
+        prop_assert_eq!(forward.first(), backward.first());
+        prop_assert_eq!(forward.last(), backward.last());
+    }
+}
+
+#[test]
+fn a_region_one_pixel_wide_crossed_in_one_step_is_met() {
+    let layer = WalkMask::from_fn(100, 3, |x, _| if x == 50 { 9 } else { 1 }).unwrap();
+    let mut ids = Vec::new();
+    ids_along(
+        &layer,
+        Point::new(0.5, 1.5),
+        Point::new(99.5, 1.2),
+        &mut ids,
+    );
+    assert_eq!(ids, [1, 9, 1]);
+    // Along the region's edge without entering it: never met.
+    ids_along(
+        &layer,
+        Point::new(49.5, 0.5),
+        Point::new(49.9, 2.5),
+        &mut ids,
+    );
+    assert_eq!(ids, [1]);
+}
+
+#[test]
+fn points_far_off_the_layer_or_not_finite_read_as_no_region() {
+    let layer = WalkMask::from_fn(8, 8, |_, _| 4).unwrap();
+    let mut ids = Vec::new();
+    // From far away, across the layer, to far away: cost bounded by the clip.
+    ids_along(
+        &layer,
+        Point::new(-1e7, 4.5),
+        Point::new(1e7, 4.7),
+        &mut ids,
+    );
+    assert_eq!(ids, [0, 4, 0]);
+    // So far that a float cannot say where the segment crosses: no panic, and the
+    // ends are off the layer.
+    ids_along(
+        &layer,
+        Point::new(-1e30, 4.5),
+        Point::new(1e30, -4.5),
+        &mut ids,
+    );
+    assert_eq!((ids.first(), ids.last()), (Some(&0), Some(&0)));
+    ids_along(
+        &layer,
+        Point::new(f32::NAN, 1.0),
+        Point::new(2.5, 2.5),
+        &mut ids,
+    );
+    assert_eq!(ids, [4]);
+    ids_along(
+        &layer,
+        Point::new(2.5, 2.5),
+        Point::new(f32::INFINITY, 1.0),
+        &mut ids,
+    );
+    assert_eq!(ids, [4]);
+    ids_along(
+        &layer,
+        Point::new(f32::NAN, 1.0),
+        Point::new(f32::NAN, 2.5),
+        &mut ids,
+    );
+    assert_eq!(ids, [0]);
+    assert_eq!(id_at(&layer, Point::new(-0.5, 3.0)), 0);
+    assert_eq!(id_at(&layer, Point::new(8.0, 3.0)), 0);
+}
+
+#[test]
+fn layer_scales_are_whole_fractions_of_the_mask() {
+    assert_eq!(
+        LayerScale::between((640, 360), (640, 360)).unwrap().factor,
+        1
+    );
+    assert_eq!(
+        LayerScale::between((640, 360), (160, 90)).unwrap().factor,
+        4
+    );
+    for (layer, why) in [
+        ((0, 360), "0 x 360"),
+        ((641, 360), "not the 640 x 360"),
+        ((320, 90), "not the 640 x 360"),
+        ((300, 180), "not the 640 x 360"),
+    ] {
+        let error = LayerScale::between((640, 360), layer).unwrap_err();
+        assert!(error.contains(why), "{error}");
+    }
+    let scale = LayerScale::between((640, 360), (320, 180)).unwrap();
+    assert_eq!(scale.to_layer(Point::new(3.0, 5.0)), Point::new(1.5, 2.5));
+}
