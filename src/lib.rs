@@ -127,6 +127,7 @@ pub mod debug;
 pub mod facing;
 pub mod hover;
 mod input;
+pub mod layers;
 pub mod obstacle;
 pub mod outcome;
 mod placement;
@@ -154,6 +155,7 @@ pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
+pub use layers::{InRegion, Region, RegionEntered, RegionExited, WalkRegions};
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
@@ -182,11 +184,12 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, Avoidance, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
-        FacingDirection, PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable,
-        PlayerWalker, RequestId, StopReason, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt,
-        WalkHeading, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
-        WalkPath, WalkQuery, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped,
-        WalkTuning, Walker, WalkmaskPlugin, WalkmaskSystems,
+        FacingDirection, InRegion, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
+        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RequestId, StopReason,
+        WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHover, WalkInput,
+        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRegions,
+        WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
+        WalkmaskPlugin, WalkmaskSystems,
     };
 }
 
@@ -375,6 +378,10 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<KeepWarm>()
             .register_type::<WalkTuning>()
             .register_type::<WalkHover>()
+            .register_type::<WalkRegions>()
+            .register_type::<InRegion>()
+            .add_message::<RegionEntered>()
+            .add_message::<RegionExited>()
             .insert_resource(self.tuning.clone())
             .insert_resource(ClickToWalk::new(self.click_input))
             .init_resource::<input::HeldPress>()
@@ -455,6 +462,7 @@ impl Plugin for WalkmaskPlugin {
                     walk::movement::move_walkers,
                     scaling::follow_depth,
                     crowd::avoid::gather_crowd,
+                    layers::regions::track_regions,
                 )
                     .chain_ignore_deferred(),
             )
@@ -526,6 +534,11 @@ fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
 /// [`Walker`] (the walk lifecycle's own state goes in `Walker`'s `on_remove` hook).
 fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
     if let Ok(mut entity) = commands.get_entity(removed.entity) {
-        entity.try_remove::<(steering::Steered, chase::ChaseAim, walk::replan::Placed)>();
+        entity.try_remove::<(
+            steering::Steered,
+            chase::ChaseAim,
+            walk::replan::Placed,
+            InRegion,
+        )>();
     }
 }

@@ -1,0 +1,347 @@
+//! Regions: parts of a room that tell the game when a walker enters or leaves them (a
+//! rug that tints, a doorway that plays a sound, a puddle that slows).
+//!
+//! Give a room a region layer with [`WalkRegions`]; every [`Walker`] in that room then
+//! gets [`RegionEntered`] and [`RegionExited`] as it crosses regions, whatever moves
+//! it (walks, steering, avoidance, cutscene routes, game code):
+//!
+//! * the move of each frame is followed pixel by pixel through the layer, so a fast
+//!   walker that crosses a region one pixel wide within a frame still enters it and
+//!   leaves it, in order;
+//! * a walker that appears in a region (spawned there, the layer just loaded, moved
+//!   into the room) enters it; a walker moved by game code further than it could walk
+//!   in a frame is taken there at once, without the regions in between;
+//! * a disabled region emits nothing: disabling it takes the walkers inside out of it
+//!   (one [`RegionExited`] each, so that entries and exits stay paired), enabling it
+//!   again takes those inside into it;
+//! * [`InRegion`] on the walker says which region it is in now.
+
+use bevy::prelude::*;
+use walkmask::Point;
+use walkmask::layer::{LayerScale, id_at, ids_along};
+
+use crate::asset::WalkMask;
+use crate::placement::{Parents, walker_xy};
+use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::scaling::DepthScale;
+use crate::walker::Walker;
+
+/// A room's region layer: an image of region ids, one per pixel (0: no region),
+/// with names and switches.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::prelude::*;
+///
+/// fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+///     commands.spawn((
+///         WalkRoom::new(assets.load("rooms/lobby.walk.png")),
+///         WalkRegions::new(assets.load("rooms/lobby.regions.walk.png"))
+///             .with_region(1, "rug")
+///             .with_region(2, "doorway"),
+///     ));
+///     commands.add_observer(|entered: On<RegionEntered>, rooms: Query<&WalkRegions>| {
+///         let name = rooms.get(entered.room).ok().and_then(|r| r.name(entered.region));
+///         info!("{} entered {:?}", entered.entity, name);
+///     });
+/// }
+/// # bevy::ecs::system::assert_is_system(setup);
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct WalkRegions {
+    /// The layer, loaded like a walk mask ([`WalkMask`]): the room's walk-mask size
+    /// or smaller by a whole factor.
+    pub layer: Handle<WalkMask>,
+    /// Names and switches of the regions, by id. An id of the layer listed nowhere
+    /// is a region without a name, enabled.
+    pub regions: Vec<Region>,
+}
+
+/// One region of a [`WalkRegions`] layer.
+#[derive(Reflect, Clone, Debug, PartialEq)]
+pub struct Region {
+    /// Its id: the pixel value of the layer (1 to 255).
+    pub id: u8,
+    /// Its name.
+    pub name: String,
+    /// Whether it emits events; a disabled region is as if it were not there.
+    pub enabled: bool,
+}
+
+impl WalkRegions {
+    /// Regions from `layer`, none named yet.
+    pub fn new(layer: Handle<WalkMask>) -> Self {
+        Self {
+            layer,
+            regions: Vec::new(),
+        }
+    }
+
+    /// Names region `id` (enabled).
+    pub fn with_region(mut self, id: u8, name: impl Into<String>) -> Self {
+        let name = name.into();
+        match self.regions.iter_mut().find(|r| r.id == id) {
+            Some(region) => region.name = name,
+            None => self.regions.push(Region {
+                id,
+                name,
+                enabled: true,
+            }),
+        }
+        self
+    }
+
+    /// The name of region `id`, if it has one.
+    pub fn name(&self, id: u8) -> Option<&str> {
+        self.regions
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.name.as_str())
+    }
+
+    /// Whether region `id` emits events (id 0, no region, never does).
+    pub fn is_enabled(&self, id: u8) -> bool {
+        id != 0
+            && self
+                .regions
+                .iter()
+                .find(|r| r.id == id)
+                .is_none_or(|r| r.enabled)
+    }
+
+    /// Turns region `id` on or off (see the [module](self) for what walkers inside
+    /// get). Writes that change nothing change nothing.
+    pub fn set_enabled(&mut self, id: u8, enabled: bool) {
+        match self.regions.iter_mut().find(|r| r.id == id) {
+            Some(region) => region.enabled = enabled,
+            None if !enabled => self.regions.push(Region {
+                id,
+                name: String::new(),
+                enabled,
+            }),
+            None => {}
+        }
+    }
+}
+
+/// The region a walker is in: added by the plugin to walkers in a room with
+/// [`WalkRegions`], kept up to date every frame after walkers move.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct InRegion {
+    /// The room.
+    pub room: Entity,
+    /// The region's id, 0 when it is in none.
+    pub region: u8,
+    /// Where it stood when last seen (world).
+    #[reflect(ignore)]
+    pub(crate) at: Vec2,
+}
+
+/// A walker entered a region: an [`EntityEvent`] on the walker and a [`Message`].
+#[derive(EntityEvent, Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionEntered {
+    /// The walker.
+    pub entity: Entity,
+    /// The room whose [`WalkRegions`] it is.
+    pub room: Entity,
+    /// The region's id ([`WalkRegions::name`] has its name).
+    pub region: u8,
+}
+
+/// A walker left a region: an [`EntityEvent`] on the walker and a [`Message`].
+#[derive(EntityEvent, Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionExited {
+    /// The walker.
+    pub entity: Entity,
+    /// The room whose [`WalkRegions`] it is.
+    pub room: Entity,
+    /// The region's id.
+    pub region: u8,
+}
+
+/// One region change, in the order it happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Crossing {
+    Entered(RegionEntered),
+    Exited(RegionExited),
+}
+
+/// A room's region layer as placed this frame.
+struct Seen<'a> {
+    room: Entity,
+    layer: &'a walkmask::WalkMask,
+    scale: LayerScale,
+    mapping: crate::room::MaskMapping,
+}
+
+impl Seen<'_> {
+    /// A world point in layer pixels.
+    fn layer_point(&self, world: Vec2) -> Point {
+        self.scale.to_layer(self.mapping.world_to_mask(world))
+    }
+}
+
+/// Moves of more than this many frames' walking are jumps (game code placed the
+/// walker), not walks through the regions in between.
+const JUMP_FRAMES: f32 = 4.0;
+
+/// A walker as [`track_regions`] follows it.
+type RegionWalker = (
+    Entity,
+    &'static Walker,
+    &'static Transform,
+    Option<&'static ChildOf>,
+    Option<&'static DepthScale>,
+    Option<&'static mut InRegion>,
+);
+
+/// Follows every walker through its room's regions (after walkers moved) and emits
+/// the crossings.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn track_regions(
+    mut commands: Commands,
+    mut walkers: Query<RegionWalker>,
+    tracked: Query<(), With<InRegion>>,
+    parents: Parents,
+    rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
+    regions: Query<&WalkRegions>,
+    masks: Res<Assets<WalkMask>>,
+    time: Res<Time>,
+    mut ids: Local<Vec<u8>>,
+    mut crossings: Local<Vec<Crossing>>,
+    mut warned: Local<Vec<(Entity, AssetId<WalkMask>)>>,
+) {
+    // No region layers and no walker in one: nothing to follow.
+    if regions.is_empty() && tracked.is_empty() {
+        return;
+    }
+    let dt = time.delta_secs();
+    for (entity, walker, transform, child_of, depth, presence) in &mut walkers {
+        let position = walker_xy(transform, child_of, &parents);
+        let room = match room_of(walker.room, position, rooms.iter(), &masks) {
+            RoomLookup::Found(room) => Some(room),
+            _ => None,
+        };
+        // The room's layer, placed over its walk mask.
+        let seen = room.and_then(|room| {
+            let (_, walk_room, global) = rooms.get(room).ok()?;
+            let regions = regions.get(room).ok()?;
+            let mask = masks.get(&walk_room.mask)?;
+            let layer = masks.get(&regions.layer)?;
+            let scale = match LayerScale::between(mask.size().into(), layer.size().into()) {
+                Ok(scale) => scale,
+                Err(why) => {
+                    let key = (room, regions.layer.id());
+                    if !warned.contains(&key) {
+                        warned.push(key);
+                        warn!("room {room}: its region layer is ignored: {why}");
+                    }
+                    return None;
+                }
+            };
+            let mapping = walk_room.mapping(global, mask.size());
+            mapping.is_valid().then_some(Seen {
+                room,
+                layer: layer.core(),
+                scale,
+                mapping,
+            })
+        });
+        let enabled = |room: Entity, id: u8| {
+            regions
+                .get(room)
+                .is_ok_and(|regions| regions.is_enabled(id))
+        };
+        crossings.clear();
+        let exit = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
+            if region != 0 {
+                crossings.push(Crossing::Exited(RegionExited {
+                    entity,
+                    room,
+                    region,
+                }));
+            }
+        };
+        let enter = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
+            if region != 0 {
+                crossings.push(Crossing::Entered(RegionEntered {
+                    entity,
+                    room,
+                    region,
+                }));
+            }
+        };
+        match (presence, seen) {
+            (Some(mut presence), Some(seen)) if presence.room == seen.room => {
+                let speed = if walker.speed.is_finite() {
+                    walker.speed.max(0.0)
+                } else {
+                    0.0
+                } * depth.map_or(1.0, DepthScale::speed_factor);
+                let jumped = position.distance(presence.at) > speed * dt * JUMP_FRAMES + 2.0;
+                let here = seen.layer_point(position);
+                ids.clear();
+                if jumped {
+                    ids.push(id_at(seen.layer, here));
+                } else {
+                    ids_along(seen.layer, seen.layer_point(presence.at), here, &mut ids);
+                }
+                let mut region = presence.region;
+                for &id in ids.iter() {
+                    let id = if enabled(seen.room, id) { id } else { 0 };
+                    if id != region {
+                        exit(&mut crossings, seen.room, region);
+                        enter(&mut crossings, seen.room, id);
+                        region = id;
+                    }
+                }
+                let presence = presence.bypass_change_detection();
+                presence.at = position;
+                if presence.region != region {
+                    presence.region = region;
+                }
+            }
+            (presence, seen) => {
+                // Left its room (or the room lost its layer), or seen in one for the
+                // first time.
+                if let Some(presence) = presence {
+                    exit(&mut crossings, presence.room, presence.region);
+                }
+                match seen {
+                    Some(seen) => {
+                        let id = id_at(seen.layer, seen.layer_point(position));
+                        let region = if enabled(seen.room, id) { id } else { 0 };
+                        enter(&mut crossings, seen.room, region);
+                        commands.entity(entity).insert(InRegion {
+                            room: seen.room,
+                            region,
+                            at: position,
+                        });
+                    }
+                    None => {
+                        commands.entity(entity).try_remove::<InRegion>();
+                    }
+                }
+            }
+        }
+        if !crossings.is_empty() {
+            let happened: Vec<Crossing> = crossings.drain(..).collect();
+            commands.queue(move |world: &mut World| {
+                for crossing in happened {
+                    match crossing {
+                        Crossing::Entered(event) => {
+                            world.write_message(event);
+                            world.trigger(event);
+                        }
+                        Crossing::Exited(event) => {
+                            world.write_message(event);
+                            world.trigger(event);
+                        }
+                    }
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Regions ([`WalkRegions`]): entered and exited events for walkers crossing a room's
+//! region layer, whatever moves them, under both paces.
+//!
+//! Headless app of `tests/common`, the usual 64 x 48 wall mask (a wall at x = 30..=33
+//! down to y = 39), where pixel (px, py) is world (px - 32, 24 - py). The region
+//! layer: 3 left of x = 5, 1 on x = 10..=14, 2 on x = 20 alone (one pixel wide), 4 on
+//! x = 31 inside the wall (y <= 39).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use common::{Pace, add_mask, headless_app, position, px, request, spawn_walker};
+
+fn region_pixel(x: u32, y: u32) -> u8 {
+    match x {
+        0..=4 => 3,
+        10..=14 => 1,
+        20 => 2,
+        31 if y <= 39 => 4,
+        _ => 0,
+    }
+}
+
+/// `true` for an entry, `false` for an exit, with the region.
+#[derive(Resource, Default)]
+struct Crossings {
+    observed: Vec<(Entity, bool, u8)>,
+    messages: Vec<(Entity, bool, u8)>,
+}
+
+fn record_messages(
+    mut entered: MessageReader<RegionEntered>,
+    mut exited: MessageReader<RegionExited>,
+    mut crossings: ResMut<Crossings>,
+) {
+    // Within one frame, one walker's crossings are in the order they happened; the
+    // two kinds are read apart here, so compare them per kind.
+    for e in entered.read() {
+        crossings.messages.push((e.entity, true, e.region));
+    }
+    for e in exited.read() {
+        crossings.messages.push((e.entity, false, e.region));
+    }
+}
+
+/// The app, its room (with the region layer) and the room's regions.
+fn app(pace: Pace) -> (App, Entity) {
+    let mut app = headless_app(pace.plugin());
+    app.init_resource::<Crossings>()
+        .add_systems(Last, record_messages)
+        .add_observer(|e: On<RegionEntered>, mut c: ResMut<Crossings>| {
+            c.observed.push((e.entity, true, e.region));
+        })
+        .add_observer(|e: On<RegionExited>, mut c: ResMut<Crossings>| {
+            c.observed.push((e.entity, false, e.region));
+        });
+    let mask = add_mask(&mut app, 64, 48, common::room_pixel);
+    let layer = add_mask(&mut app, 64, 48, region_pixel);
+    let room = app
+        .world_mut()
+        .spawn((
+            WalkRoom::new(mask),
+            WalkRegions::new(layer)
+                .with_region(1, "band")
+                .with_region(2, "line")
+                .with_region(3, "start"),
+        ))
+        .id();
+    (app, room)
+}
+
+fn observed(app: &App, walker: Entity) -> Vec<(bool, u8)> {
+    let crossings = app.world().resource::<Crossings>();
+    crossings
+        .observed
+        .iter()
+        .filter(|c| c.0 == walker)
+        .map(|c| (c.1, c.2))
+        .collect()
+}
+
+/// Observers and messages saw the same crossings.
+fn assert_messages_match(app: &App) {
+    let crossings = app.world().resource::<Crossings>();
+    let mut observed = crossings.observed.clone();
+    let mut messages = crossings.messages.clone();
+    observed.sort_by_key(|c| (c.0, c.1, c.2));
+    messages.sort_by_key(|c| (c.0, c.1, c.2));
+    assert_eq!(observed, messages, "observers and messages differ");
+}
+
+fn region_of(app: &App, walker: Entity) -> Option<u8> {
+    app.world().get::<InRegion>(walker).map(|r| r.region)
+}
+
+fn set_enabled(app: &mut App, room: Entity, region: u8, on: bool) {
+    app.world_mut()
+        .get_mut::<WalkRegions>(room)
+        .unwrap()
+        .set_enabled(region, on);
+}
+
+const IN: bool = true;
+const OUT: bool = false;
+
+/// Along the bottom (under the wall) from the start region to the right edge, slow
+/// and fast: the start region is entered at once and each region crossed is entered
+/// and left exactly once, in order; the fast walker crosses the one-pixel line within
+/// a frame (32 pixels a frame) and still enters and leaves it.
+#[test]
+fn a_walk_across_regions_enters_and_leaves_each_once_in_order() {
+    for pace in Pace::BOTH {
+        for speed in [100.0, 2000.0] {
+            let (mut app, _) = app(pace);
+            let walker = spawn_walker(&mut app, Walker::new(speed), px(2, 44));
+            let mut clock = pace.clock();
+            clock.frame(&mut app);
+            assert_eq!(
+                observed(&app, walker),
+                [(IN, 3)],
+                "{pace:?} {speed}: at once"
+            );
+            assert_eq!(region_of(&app, walker), Some(3));
+            let target = px(60, 44);
+            request(&mut app, walker, target);
+            clock.until(&mut app, 2000, |w| {
+                w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+            });
+            assert_eq!(
+                observed(&app, walker),
+                [(IN, 3), (OUT, 3), (IN, 1), (OUT, 1), (IN, 2), (OUT, 2)],
+                "{pace:?} {speed}"
+            );
+            assert_eq!(region_of(&app, walker), Some(0));
+            assert_messages_match(&app);
+        }
+    }
+}
+
+/// A disabled region emits nothing when crossed; disabling it under a walker takes
+/// the walker out (one exit), enabling it again takes it back in.
+#[test]
+fn a_disabled_region_emits_nothing_and_toggles_pair_up() {
+    for pace in Pace::BOTH {
+        let (mut app, room) = app(pace);
+        set_enabled(&mut app, room, 1, false);
+        let walker = spawn_walker(&mut app, Walker::new(300.0), px(8, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        request(&mut app, walker, px(12, 44));
+        clock.until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert_eq!(observed(&app, walker), [], "{pace:?}: band disabled");
+        assert_eq!(region_of(&app, walker), Some(0));
+        set_enabled(&mut app, room, 1, true);
+        clock.frame(&mut app);
+        assert_eq!(
+            observed(&app, walker),
+            [(IN, 1)],
+            "{pace:?}: enabled under it"
+        );
+        set_enabled(&mut app, room, 1, false);
+        clock.frame(&mut app);
+        assert_eq!(observed(&app, walker), [(IN, 1), (OUT, 1)], "{pace:?}");
+        clock.frames(&mut app, 5);
+        assert_eq!(observed(&app, walker).len(), 2, "{pace:?}: nothing more");
+        assert_messages_match(&app);
+    }
+}
+
+/// Game code placing a walker far away takes it there at once: it leaves its region
+/// and enters the one it lands in, without those in between.
+#[test]
+fn a_walker_placed_by_game_code_skips_the_regions_in_between() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = app(pace);
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let mut place = |app: &mut App, at: Vec2| {
+            app.world_mut()
+                .get_mut::<Transform>(walker)
+                .unwrap()
+                .translation = at.extend(1.0);
+            clock.frame(app);
+        };
+        place(&mut app, px(25, 44));
+        assert_eq!(observed(&app, walker), [(IN, 3), (OUT, 3)], "{pace:?}");
+        place(&mut app, px(12, 44));
+        assert_eq!(
+            observed(&app, walker),
+            [(IN, 3), (OUT, 3), (IN, 1)],
+            "{pace:?}"
+        );
+        assert_messages_match(&app);
+    }
+}
+
+/// A cutscene move straight through the wall crosses the region inside it.
+#[test]
+fn a_cutscene_move_crosses_regions_too() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = app(pace);
+        let walker = spawn_walker(&mut app, Walker::new(400.0), px(25, 10));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .walk_anywhere([], px(40, 10));
+        clock.until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert_eq!(observed(&app, walker), [(IN, 4), (OUT, 4)], "{pace:?}");
+        assert_messages_match(&app);
+    }
+}
+
+/// A layer half the mask's size maps each of its pixels over two by two mask pixels;
+/// a layer that is no whole fraction of the mask is ignored (no events, no panic).
+#[test]
+fn layers_smaller_by_a_whole_factor_work_and_others_are_ignored() {
+    for (size, expect) in [((32, 24), vec![(IN, 7), (OUT, 7)]), ((30, 24), vec![])] {
+        let mut app = headless_app(Pace::Exact(0).plugin());
+        app.init_resource::<Crossings>()
+            .add_observer(|e: On<RegionEntered>, mut c: ResMut<Crossings>| {
+                c.observed.push((e.entity, true, e.region));
+            })
+            .add_observer(|e: On<RegionExited>, mut c: ResMut<Crossings>| {
+                c.observed.push((e.entity, false, e.region));
+            });
+        let mask = add_mask(&mut app, 64, 48, common::room_pixel);
+        // Region 7 on layer column 5: mask columns 10 and 11.
+        let layer = add_mask(&mut app, size.0, size.1, |x, _| if x == 5 { 7 } else { 0 });
+        app.world_mut()
+            .spawn((WalkRoom::new(mask), WalkRegions::new(layer)));
+        let walker = spawn_walker(&mut app, Walker::new(200.0), px(2, 44));
+        app.update();
+        request(&mut app, walker, px(20, 44));
+        common::run_until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert_eq!(observed(&app, walker), expect, "layer {size:?}");
+        assert!(position(&app, walker).distance(px(20, 44)) < 0.01);
+    }
+}
+
+/// A walker that loses `Walker` loses `InRegion`; one despawned mid-walk in a region
+/// breaks nothing.
+#[test]
+fn walkers_removed_or_despawned_leave_no_state() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = app(pace);
+        let kept = spawn_walker(&mut app, Walker::new(100.0), px(12, 44));
+        let gone = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        assert_eq!(region_of(&app, kept), Some(1));
+        request(&mut app, gone, px(60, 44));
+        clock.frames(&mut app, 10);
+        app.world_mut().entity_mut(kept).remove::<Walker>();
+        app.world_mut().despawn(gone);
+        clock.frames(&mut app, 10);
+        assert_eq!(region_of(&app, kept), None, "{pace:?}");
+        assert_eq!(observed(&app, kept), [(IN, 1)], "{pace:?}");
+    }
+}
