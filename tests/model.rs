@@ -3,14 +3,16 @@
 //! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
 //! obstacles added and removed, avoidance switched and its priority changed among
 //! walkers with radii, the room moved, walkers moved by game code,
-//! despawned, stripped of `Walker`, the mask replaced), under every answer timing,
-//! checked against the invariants after every frame and at the end:
+//! despawned, stripped of `Walker`, the mask replaced, regions switched), under every
+//! answer timing, checked against the invariants after every frame and at the end:
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
 //! * every walk that started ends exactly once, after its start;
 //! * `WalkState`, `WalkHeading` and `WalkPath` agree;
 //! * the plugin never moves a walker across the room's wall (except along a route
 //!   through given points, or while the room itself just moved under it);
+//! * region entries and exits pair up per walker, and `InRegion` names the enabled
+//!   region under the walker (or none);
 //! * no task is left behind, and nothing piles up (entities, open requests).
 //!
 //! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000) and
@@ -27,6 +29,24 @@ use common::{
     Kind, Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
     run_until,
 };
+
+/// The room's region layer: 1 on the band x = 10..=12, 2 on the line x = 20 (one
+/// pixel wide), 3 on the band y = 20..=22 elsewhere.
+fn region_pixel(x: u32, y: u32) -> u8 {
+    if (10..=12).contains(&x) {
+        1
+    } else if x == 20 {
+        2
+    } else if (20..=22).contains(&y) {
+        3
+    } else {
+        0
+    }
+}
+
+/// Region entries (`true`) and exits (`false`) as observed, in order.
+#[derive(Resource, Default)]
+struct RegionLog(Vec<(Entity, bool, u8)>);
 
 /// A small xorshift generator: the cases are reproducible from their seed.
 struct Rng(u64);
@@ -150,8 +170,19 @@ impl Case {
             ..deterministic()
         });
         add_log(&mut app);
+        app.init_resource::<RegionLog>()
+            .add_observer(|e: On<RegionEntered>, mut log: ResMut<RegionLog>| {
+                log.0.push((e.entity, true, e.region));
+            })
+            .add_observer(|e: On<RegionExited>, mut log: ResMut<RegionLog>| {
+                log.0.push((e.entity, false, e.region));
+            });
         let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
-        let room = app.world_mut().spawn(WalkRoom::new(mask.clone())).id();
+        let layer = add_mask(&mut app, 64, 48, region_pixel);
+        let room = app
+            .world_mut()
+            .spawn((WalkRoom::new(mask.clone()), WalkRegions::new(layer)))
+            .id();
         let mut case = Self {
             app,
             rng,
@@ -233,7 +264,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(17);
+        let op = self.rng.below(18);
         let at = self
             .app
             .world()
@@ -360,6 +391,16 @@ impl Case {
                     _ => Avoidance::default().with_priority(self.rng.below(256) as u8),
                 };
                 self.app.world_mut().entity_mut(walker).insert(avoidance);
+            }
+            16 => {
+                let region = 1 + self.rng.below(3) as u8;
+                let on = self.rng.chance(2);
+                let room = self.room;
+                self.app
+                    .world_mut()
+                    .get_mut::<WalkRegions>(room)
+                    .unwrap()
+                    .set_enabled(region, on);
             }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
@@ -489,7 +530,59 @@ impl Case {
             }
             self.check_state(walker, &ctx);
         }
+        self.check_regions(&ctx);
         self.check_answers(&ctx);
+    }
+
+    /// Per walker, region entries and exits alternate and pair up, and `InRegion`
+    /// names the enabled region under it (or none).
+    fn check_regions(&self, ctx: &str) {
+        let world = self.app.world();
+        let regions = world.get::<WalkRegions>(self.room).unwrap();
+        for &walker in &self.walkers {
+            let mut open: Option<u8> = None;
+            for &(_, entered, region) in world
+                .resource::<RegionLog>()
+                .0
+                .iter()
+                .filter(|e| e.0 == walker)
+            {
+                if entered {
+                    assert_eq!(
+                        open, None,
+                        "{ctx}: {walker} entered {region} while in {open:?}"
+                    );
+                    open = Some(region);
+                } else {
+                    assert_eq!(open, Some(region), "{ctx}: {walker} left {region}");
+                    open = None;
+                }
+            }
+            let Some(in_region) = world.get::<InRegion>(walker) else {
+                continue;
+            };
+            assert_eq!(in_region.region, open.unwrap_or(0), "{ctx}: {walker}");
+            let at = world
+                .get::<Transform>(walker)
+                .unwrap()
+                .translation
+                .truncate()
+                - self.room_at;
+            let (fx, fy) = (at.x + 32.0, 24.0 - at.y);
+            // Exactly on a pixel edge, either side may be meant.
+            let on_edge = fx.fract() == 0.0 || fy.fract() == 0.0;
+            let under = if fx >= 0.0 && fy >= 0.0 && fx < 64.0 && fy < 48.0 {
+                region_pixel(fx as u32, fy as u32)
+            } else {
+                0
+            };
+            let expected = if regions.is_enabled(under) { under } else { 0 };
+            assert!(
+                on_edge || in_region.region == expected,
+                "{ctx}: {walker} at {at} is in {} but stands in {expected}",
+                in_region.region
+            );
+        }
     }
 
     fn check_state(&self, walker: Entity, ctx: &str) {
