@@ -138,6 +138,37 @@ fn a_walk_across_regions_enters_and_leaves_each_once_in_order() {
     }
 }
 
+/// `InRegion` is changed (for `Changed<InRegion>`) when the region changes, not in
+/// every frame the walker moves.
+#[test]
+fn in_region_changes_only_with_the_region() {
+    #[derive(Resource, Default)]
+    struct Changes(usize);
+    for pace in Pace::BOTH {
+        let (mut app, _) = app(pace);
+        app.init_resource::<Changes>().add_systems(
+            Last,
+            |changed: Query<(), Changed<InRegion>>, mut changes: ResMut<Changes>| {
+                changes.0 += changed.iter().count();
+            },
+        );
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        request(&mut app, walker, px(60, 44));
+        let frames = clock.until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        // Inserted, then 3 -> 0 -> 1 -> 0 -> 2 -> 0 (the line may be crossed within
+        // a frame), over some 35 frames of walking.
+        let changes = app.world().resource::<Changes>().0;
+        assert!(
+            (5..=6).contains(&changes),
+            "{pace:?}: {changes} changes in {frames} frames"
+        );
+    }
+}
+
 /// A disabled region emits nothing when crossed; disabling it under a walker takes
 /// the walker out (one exit), enabling it again takes it back in.
 #[test]

@@ -255,22 +255,25 @@ pub(crate) fn track_regions(
                 .is_ok_and(|regions| regions.is_enabled(id))
         };
         crossings.clear();
+        // Region 0 is no region: going there or coming from there is no crossing.
         let exit = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
             if region != 0 {
-                crossings.push(Crossing::Exited(RegionExited {
+                let event = RegionExited {
                     entity,
                     room,
                     region,
-                }));
+                };
+                crossings.push(Crossing::Exited(event));
             }
         };
         let enter = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
             if region != 0 {
-                crossings.push(Crossing::Entered(RegionEntered {
+                let event = RegionEntered {
                     entity,
                     room,
                     region,
-                }));
+                };
+                crossings.push(Crossing::Entered(event));
             }
         };
         match (presence, seen) {
@@ -297,11 +300,11 @@ pub(crate) fn track_regions(
                         region = id;
                     }
                 }
-                let presence = presence.bypass_change_detection();
-                presence.at = position;
+                // Changed only when the region does.
                 if presence.region != region {
                     presence.region = region;
                 }
+                presence.bypass_change_detection().at = position;
             }
             (presence, seen) => {
                 // Left its room (or the room lost its layer), or seen in one for the
