@@ -59,9 +59,10 @@ const WAITER_PAUSE: f32 = 1.5;
 const PROPS: &str = include_str!("../assets/rooms/props.txt");
 
 /// The assets that come with a `.meta` file (their loader settings).
-const META_FILES: [&str; 3] = [
+const META_FILES: [&str; 4] = [
     "rooms/lobby.walk.png",
     "rooms/lobby_half.walk.png",
+    "rooms/lobby.regions.walk.png",
     "rooms/lobby.scale.png",
 ];
 
@@ -116,7 +117,7 @@ fn main() {
         Update,
         (
             keys,
-            (animate_avatar, sort_layers)
+            (animate_avatar, sort_layers, tint_by_region)
                 .chain()
                 .after(WalkmaskSystems::Move),
             (track_outcomes, update_texts)
@@ -225,6 +226,11 @@ fn setup(
         .spawn((
             Sprite::from_image(assets.load("rooms/lobby.png")),
             WalkRoom::new(full.clone()).with_areas(areas),
+            // Where characters are: on the rug they are lit warm, in the garden by
+            // daylight (`tint_by_region`), and the status line names the player's.
+            WalkRegions::new(assets.load("rooms/lobby.regions.walk.png"))
+                .with_region(1, "on the rug")
+                .with_region(2, "in the garden"),
             // Characters scale with depth, from the generated scale map.
             WalkScaling::default().with_map(
                 assets.load("rooms/lobby.scale.png"),
@@ -476,6 +482,18 @@ fn animate_avatar(mut avatars: Query<Character>) {
     }
 }
 
+/// Characters take the light of the region they stand in (`InRegion` changes only
+/// when they cross into another).
+fn tint_by_region(mut characters: Query<(&InRegion, &mut Sprite), Changed<InRegion>>) {
+    for (in_region, mut sprite) in &mut characters {
+        sprite.color = match in_region.region {
+            1 => Color::srgb(1.0, 0.82, 0.68),
+            2 => Color::srgb(0.92, 1.0, 0.86),
+            _ => Color::WHITE,
+        };
+    }
+}
+
 /// Furniture in front of the avatar is drawn over it; the gate leaf matches area 4.
 fn sort_layers(
     room: Res<Room>,
@@ -569,16 +587,21 @@ fn track_outcomes(
 fn update_texts(
     status: Res<Status>,
     room: Res<Room>,
-    rooms: Query<&WalkRoom>,
-    avatars: Query<&WalkState, With<PlayerWalker>>,
+    rooms: Query<(&WalkRoom, &WalkRegions)>,
+    avatars: Query<(&WalkState, Option<&InRegion>), With<PlayerWalker>>,
     mut texts: Query<&mut Text, With<StatusText>>,
 ) {
-    let Ok(walk_room) = rooms.get(room.entity) else {
+    let Ok((walk_room, regions)) = rooms.get(room.entity) else {
         return;
     };
     let state = avatars
         .single()
-        .map(|s| format!("{s:?}"))
+        .map(
+            |(state, in_region)| match in_region.and_then(|r| regions.name(r.region)) {
+                Some(region) => format!("{state:?} {region}"),
+                None => format!("{state:?}"),
+            },
+        )
         .unwrap_or_default();
     let line = format!(
         "gate {}  |  mask {}  |  {}  |  {}",

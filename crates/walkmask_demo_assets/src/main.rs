@@ -13,6 +13,8 @@
 //!   2 garden, 3 the rug in front of the reception desk, 4 the gate opening (the
 //!   only way between lobby and garden: disable area 4 to close the gate);
 //! * `rooms/lobby_half.walk.png`: the same mask at 960 x 540 (use with `scale = 2`);
+//! * `rooms/lobby.regions.walk.png`: the room's region layer at 480 x 270 (a quarter
+//!   of the mask's size), grey level = region id: 1 the rug, 2 the garden;
 //! * `rooms/lobby.scale.png`: a 240 x 135 scale map, a character's size at each
 //!   floor row (grey 0 = 0.8, 255 = 1.8; read with `DecodeRule::Indexed`);
 //! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
@@ -1854,6 +1856,28 @@ fn area_at(x: f32, y: f32, props: &[Prop]) -> u8 {
     1
 }
 
+/// The region under screen point `(x, y)`: 1 the rug, 2 the garden, 0 elsewhere
+/// (walkable or not: a region only says where it is).
+fn region_at(x: f32, y: f32) -> u8 {
+    let Some((u, z)) = unproj(x, y) else { return 0 };
+    let (u0, u1, z0, z1) = RUG;
+    if u > u0 && u < u1 && z > z0 && z < z1 {
+        1
+    } else if u > FENCE_U + 0.3 && z < Z_WALL {
+        2
+    } else {
+        0
+    }
+}
+
+/// The region layer at `w` x `h` (a whole fraction of the room's size).
+fn regions(w: u32, h: u32) -> GrayImage {
+    let (sx, sy) = (W as f32 / w as f32, H as f32 / h as f32);
+    GrayImage::from_fn(w, h, |x, y| {
+        Luma([region_at((x as f32 + 0.5) * sx, (y as f32 + 0.5) * sy)])
+    })
+}
+
 fn mask(w: u32, h: u32, props: &[Prop]) -> GrayImage {
     let sx = W as f32 / w as f32;
     let sy = H as f32 / h as f32;
@@ -2537,6 +2561,8 @@ fn run(out: &Path) -> Result<(), String> {
     save(|p| m.save(p), &rooms.join("lobby.walk.png"))?;
     let half = mask(W / 2, H / 2, &props);
     save(|p| half.save(p), &rooms.join("lobby_half.walk.png"))?;
+    let layer = regions(W / 4, H / 4);
+    save(|p| layer.save(p), &rooms.join("lobby.regions.walk.png"))?;
     // the grey level is the area id: tell the Bevy loader to decode with `Indexed`
     // the scale map: a character's size at each floor row, coarse (it changes with
     // depth only), grey = (scale - SCALE_MIN) / (SCALE_MAX - SCALE_MIN) * 255
@@ -2546,7 +2572,12 @@ fn run(out: &Path) -> Result<(), String> {
         Luma([(t * 255.0).round().clamp(0.0, 255.0) as u8])
     });
     save(|p| scales.save(p), &rooms.join("lobby.scale.png"))?;
-    for name in ["lobby.walk.png", "lobby_half.walk.png", "lobby.scale.png"] {
+    for name in [
+        "lobby.walk.png",
+        "lobby_half.walk.png",
+        "lobby.regions.walk.png",
+        "lobby.scale.png",
+    ] {
         let meta = rooms.join(format!("{name}.meta"));
         fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
         println!("wrote {}", meta.display());
