@@ -31,6 +31,8 @@ use walkmask::snap::nearest_walkable;
 use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
+use crate::layers::WalkRegions;
+use crate::layers::regions::placed_layer;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::grid_cache::GridKey;
@@ -205,6 +207,7 @@ pub struct WalkQuery<'w, 's> {
         ),
     >,
     parents: Parents<'w, 's>,
+    regions: Query<'w, 's, &'static WalkRegions>,
     masks: Res<'w, Assets<WalkMask>>,
     planner: Res<'w, Planner>,
     paths: Res<'w, PathQueries>,
@@ -341,6 +344,19 @@ impl RoomView<'_, '_, '_> {
     pub fn area_at(&self, point: Vec2) -> Option<u8> {
         let (x, y) = self.mapping.world_to_mask(point).pixel()?;
         self.mask.core().area_at(x, y)
+    }
+
+    /// The region of the room's [`WalkRegions`] layer at `point`: `Some(0)` where
+    /// there is none or it is disabled; `None` when the room has no region layer, it
+    /// is still loading or is no whole fraction of the mask, or `point` is off the
+    /// layer or not finite.
+    pub fn region_at(&self, point: Vec2) -> Option<u8> {
+        let regions = self.query.regions.get(self.room).ok()?;
+        let (layer, scale) = placed_layer(regions, &self.query.masks, self.mask.size()).ok()??;
+        let p = scale.to_layer(self.mapping.world_to_mask(point));
+        let (x, y) = p.pixel()?;
+        let id = layer.area_at(x, y)?;
+        Some(if regions.is_enabled(id) { id } else { 0 })
     }
 
     /// Whether a walker of this view's areas and radius may stand at `point`.

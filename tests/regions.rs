@@ -278,6 +278,44 @@ fn layers_smaller_by_a_whole_factor_work_and_others_are_ignored() {
     }
 }
 
+/// `WalkQuery` answers which region is at a point, as walkers see them.
+#[test]
+fn the_query_names_the_region_at_a_point() {
+    #[derive(Resource, Default)]
+    struct Answers(Vec<Option<u8>>);
+    let (mut app, room) = app(Pace::Exact(0));
+    app.init_resource::<Answers>();
+    let points = [
+        px(2, 10),
+        px(12, 44),
+        px(20, 5),
+        px(31, 3),
+        px(25, 25),
+        px(80, 10),
+    ];
+    let ask = move |query: WalkQuery,
+                    mut answers: ResMut<Answers>,
+                    rooms: Query<Entity, With<WalkRoom>>| {
+        let view = query.room(rooms.single().unwrap()).unwrap();
+        answers.0 = points.iter().map(|&p| view.region_at(p)).collect();
+        answers.0.push(view.region_at(Vec2::NAN));
+    };
+    let id = app.register_system(ask);
+    app.update();
+    app.world_mut().run_system(id).unwrap();
+    let answers = &app.world().resource::<Answers>().0;
+    assert_eq!(
+        *answers,
+        [Some(3), Some(1), Some(2), Some(4), Some(0), None, None]
+    );
+    set_enabled(&mut app, room, 1, false);
+    app.world_mut().run_system(id).unwrap();
+    assert_eq!(app.world().resource::<Answers>().0[1], Some(0), "disabled");
+    app.world_mut().entity_mut(room).remove::<WalkRegions>();
+    app.world_mut().run_system(id).unwrap();
+    assert_eq!(app.world().resource::<Answers>().0[0], None, "no layer");
+}
+
 /// A walker that loses `Walker` loses `InRegion`; one despawned mid-walk in a region
 /// breaks nothing.
 #[test]

@@ -125,6 +125,21 @@ impl WalkRegions {
     }
 }
 
+/// The layer of `regions` and how it lies over a walk mask of `mask_size` pixels:
+/// `Ok(None)` while the layer loads, an error when it is no whole fraction of the
+/// mask.
+pub(crate) fn placed_layer<'a>(
+    regions: &WalkRegions,
+    masks: &'a Assets<WalkMask>,
+    mask_size: UVec2,
+) -> Result<Option<(&'a walkmask::WalkMask, LayerScale)>, String> {
+    let Some(layer) = masks.get(&regions.layer) else {
+        return Ok(None);
+    };
+    let scale = LayerScale::between(mask_size.into(), layer.size().into())?;
+    Ok(Some((layer.core(), scale)))
+}
+
 /// The region a walker is in: added by the plugin to walkers in a room with
 /// [`WalkRegions`], kept up to date every frame after walkers move.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
@@ -229,9 +244,8 @@ pub(crate) fn track_regions(
             let (_, walk_room, global) = rooms.get(room).ok()?;
             let regions = regions.get(room).ok()?;
             let mask = masks.get(&walk_room.mask)?;
-            let layer = masks.get(&regions.layer)?;
-            let scale = match LayerScale::between(mask.size().into(), layer.size().into()) {
-                Ok(scale) => scale,
+            let (layer, scale) = match placed_layer(regions, &masks, mask.size()) {
+                Ok(placed) => placed?,
                 Err(why) => {
                     let key = (room, regions.layer.id());
                     if !warned.contains(&key) {
@@ -244,7 +258,7 @@ pub(crate) fn track_regions(
             let mapping = walk_room.mapping(global, mask.size());
             mapping.is_valid().then_some(Seen {
                 room,
-                layer: layer.core(),
+                layer,
                 scale,
                 mapping,
             })
