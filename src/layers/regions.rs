@@ -270,24 +270,21 @@ pub(crate) fn track_regions(
         };
         crossings.clear();
         // Region 0 is no region: going there or coming from there is no crossing.
-        let exit = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
+        let cross = |crossings: &mut Vec<Crossing>, room: Entity, region: u8, entered: bool| {
             if region != 0 {
-                let event = RegionExited {
-                    entity,
-                    room,
-                    region,
-                };
-                crossings.push(Crossing::Exited(event));
-            }
-        };
-        let enter = |crossings: &mut Vec<Crossing>, room: Entity, region: u8| {
-            if region != 0 {
-                let event = RegionEntered {
-                    entity,
-                    room,
-                    region,
-                };
-                crossings.push(Crossing::Entered(event));
+                crossings.push(if entered {
+                    Crossing::Entered(RegionEntered {
+                        entity,
+                        room,
+                        region,
+                    })
+                } else {
+                    Crossing::Exited(RegionExited {
+                        entity,
+                        room,
+                        region,
+                    })
+                });
             }
         };
         match (presence, seen) {
@@ -309,8 +306,8 @@ pub(crate) fn track_regions(
                 for &id in ids.iter() {
                     let id = if enabled(seen.room, id) { id } else { 0 };
                     if id != region {
-                        exit(&mut crossings, seen.room, region);
-                        enter(&mut crossings, seen.room, id);
+                        cross(&mut crossings, seen.room, region, false);
+                        cross(&mut crossings, seen.room, id, true);
                         region = id;
                     }
                 }
@@ -323,23 +320,26 @@ pub(crate) fn track_regions(
             (presence, seen) => {
                 // Left its room (or the room lost its layer), or seen in one for the
                 // first time.
+                let tracked = presence.is_some();
                 if let Some(presence) = presence {
-                    exit(&mut crossings, presence.room, presence.region);
+                    cross(&mut crossings, presence.room, presence.region, false);
                 }
                 match seen {
                     Some(seen) => {
                         let id = id_at(seen.layer, seen.layer_point(position));
                         let region = if enabled(seen.room, id) { id } else { 0 };
-                        enter(&mut crossings, seen.room, region);
+                        cross(&mut crossings, seen.room, region, true);
                         commands.entity(entity).insert(InRegion {
                             room: seen.room,
                             region,
                             at: position,
                         });
                     }
-                    None => {
+                    // In no room with a layer now; nothing to do for one never in any.
+                    None if tracked => {
                         commands.entity(entity).try_remove::<InRegion>();
                     }
+                    None => {}
                 }
             }
         }
