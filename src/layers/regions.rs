@@ -186,6 +186,7 @@ pub(crate) enum Crossing {
 /// A room's region layer as placed this frame.
 struct Seen<'a> {
     room: Entity,
+    regions: &'a WalkRegions,
     layer: &'a walkmask::WalkMask,
     scale: LayerScale,
     mapping: crate::room::MaskMapping,
@@ -258,16 +259,12 @@ pub(crate) fn track_regions(
             let mapping = walk_room.mapping(global, mask.size());
             mapping.is_valid().then_some(Seen {
                 room,
+                regions,
                 layer,
                 scale,
                 mapping,
             })
         });
-        let enabled = |room: Entity, id: u8| {
-            regions
-                .get(room)
-                .is_ok_and(|regions| regions.is_enabled(id))
-        };
         crossings.clear();
         // Region 0 is no region: going there or coming from there is no crossing.
         let cross = |crossings: &mut Vec<Crossing>, room: Entity, region: u8, entered: bool| {
@@ -304,7 +301,7 @@ pub(crate) fn track_regions(
                 }
                 let mut region = presence.region;
                 for &id in ids.iter() {
-                    let id = if enabled(seen.room, id) { id } else { 0 };
+                    let id = if seen.regions.is_enabled(id) { id } else { 0 };
                     if id != region {
                         cross(&mut crossings, seen.room, region, false);
                         cross(&mut crossings, seen.room, id, true);
@@ -327,7 +324,7 @@ pub(crate) fn track_regions(
                 match seen {
                     Some(seen) => {
                         let id = id_at(seen.layer, seen.layer_point(position));
-                        let region = if enabled(seen.room, id) { id } else { 0 };
+                        let region = if seen.regions.is_enabled(id) { id } else { 0 };
                         cross(&mut crossings, seen.room, region, true);
                         commands.entity(entity).insert(InRegion {
                             room: seen.room,
