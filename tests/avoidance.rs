@@ -500,15 +500,18 @@ fn spawn_tile_walkers(app: &mut App, tiles: &[(u32, u32)], size: (u32, u32)) -> 
     tiles
         .iter()
         .enumerate()
-        .map(|(i, &(x, y))| {
-            app.world_mut()
-                .spawn((
-                    Walker::new(48.0 + (i % 3) as f32 * 16.0).with_grid_steps(),
-                    Transform::from_translation(tile_centre(x, y, size).extend(1.0)),
-                ))
-                .id()
-        })
+        .map(|(i, &tile)| spawn_tile_walker(app, 48.0 + (i % 3) as f32 * 16.0, tile, size))
         .collect()
+}
+
+/// A tile-step walker of `speed` on the centre of `tile`.
+fn spawn_tile_walker(app: &mut App, speed: f32, (x, y): (u32, u32), size: (u32, u32)) -> Entity {
+    app.world_mut()
+        .spawn((
+            Walker::new(speed).with_grid_steps(),
+            Transform::from_translation(tile_centre(x, y, size).extend(1.0)),
+        ))
+        .id()
 }
 
 /// Tile-by-tile walkers crossing each other's ways in an open room (six along rows,
@@ -671,16 +674,8 @@ fn a_backed_off_tile_walker_waits_until_the_other_has_passed() {
     for pace in Pace::BOTH {
         let size = (14, 2);
         let mut app = tile_room(pace, size.0, size.1, |x, y| y == 1 || x == 4);
-        let spawn = |app: &mut App, speed: f32, x: u32| {
-            app.world_mut()
-                .spawn((
-                    Walker::new(speed).with_grid_steps(),
-                    Transform::from_translation(tile_centre(x, 1, size).extend(1.0)),
-                ))
-                .id()
-        };
-        let fast = spawn(&mut app, 96.0, 0);
-        let slow = spawn(&mut app, 32.0, 13);
+        let fast = spawn_tile_walker(&mut app, 96.0, (0, 1), size);
+        let slow = spawn_tile_walker(&mut app, 32.0, (13, 1), size);
         app.update();
         let ids = [
             send(&mut app, fast, tile_centre(13, 1, size)),

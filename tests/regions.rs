@@ -44,17 +44,22 @@ fn record_messages(
     }
 }
 
-/// The app, its room (with the region layer) and the room's regions.
-fn app(pace: Pace) -> (App, Entity) {
-    let mut app = headless_app(pace.plugin());
+/// Records the crossings observed ([`Crossings::observed`]).
+fn observe_crossings(app: &mut App) {
     app.init_resource::<Crossings>()
-        .add_systems(Last, record_messages)
         .add_observer(|e: On<RegionEntered>, mut c: ResMut<Crossings>| {
             c.observed.push((e.entity, true, e.region));
         })
         .add_observer(|e: On<RegionExited>, mut c: ResMut<Crossings>| {
             c.observed.push((e.entity, false, e.region));
         });
+}
+
+/// The app, its room (with the region layer) and the room's regions.
+fn app(pace: Pace) -> (App, Entity) {
+    let mut app = headless_app(pace.plugin());
+    observe_crossings(&mut app);
+    app.add_systems(Last, record_messages);
     let mask = add_mask(&mut app, 64, 48, common::room_pixel);
     let layer = add_mask(&mut app, 64, 48, region_pixel);
     let room = app
@@ -255,13 +260,7 @@ fn a_cutscene_move_crosses_regions_too() {
 fn layers_smaller_by_a_whole_factor_work_and_others_are_ignored() {
     for (size, expect) in [((32, 24), vec![(IN, 7), (OUT, 7)]), ((30, 24), vec![])] {
         let mut app = headless_app(Pace::Exact(0).plugin());
-        app.init_resource::<Crossings>()
-            .add_observer(|e: On<RegionEntered>, mut c: ResMut<Crossings>| {
-                c.observed.push((e.entity, true, e.region));
-            })
-            .add_observer(|e: On<RegionExited>, mut c: ResMut<Crossings>| {
-                c.observed.push((e.entity, false, e.region));
-            });
+        observe_crossings(&mut app);
         let mask = add_mask(&mut app, 64, 48, common::room_pixel);
         // Region 7 on layer column 5: mask columns 10 and 11.
         let layer = add_mask(&mut app, size.0, size.1, |x, _| if x == 5 { 7 } else { 0 });
