@@ -155,7 +155,11 @@ pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
-pub use layers::{InRegion, Region, RegionEntered, RegionExited, WalkRegions};
+pub use layers::{
+    Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
+    InteractionCancelled, InteractionUnreachable, Region, RegionEntered, RegionExited,
+    UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
+};
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
@@ -184,10 +188,12 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, Avoidance, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
-        FacingDirection, InRegion, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
-        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RequestId, StopReason,
-        WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHover, WalkInput,
-        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkQuery, WalkRegions,
+        FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting,
+        InteractionArrived, InteractionCancelled, InteractionUnreachable, PathCancelled,
+        PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker, RegionEntered,
+        RegionExited, RequestId, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
+        WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask,
+        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions,
         WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
         WalkmaskPlugin, WalkmaskSystems,
     };
@@ -382,6 +388,14 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<InRegion>()
             .add_message::<RegionEntered>()
             .add_message::<RegionExited>()
+            .register_type::<WalkHotspots>()
+            .register_type::<Hotspot>()
+            .register_type::<Interacting>()
+            .register_type::<HotspotClicks>()
+            .init_resource::<HotspotClicks>()
+            .add_message::<InteractionArrived>()
+            .add_message::<InteractionCancelled>()
+            .add_message::<InteractionUnreachable>()
             .insert_resource(self.tuning.clone())
             .insert_resource(ClickToWalk::new(self.click_input))
             .init_resource::<input::HeldPress>()
@@ -496,10 +510,21 @@ impl Plugin for WalkmaskPlugin {
             .on_remove(walk::end::walker_removed);
         app.add_observer(forget_removed_walker)
             .add_observer(walk::replan::place_new_walker)
-            .add_observer(chase::forget_aim);
+            .add_observer(chase::forget_aim)
+            .add_observer(layers::hotspots::interaction_unreachable)
+            .add_observer(layers::hotspots::interaction_request_cancelled)
+            .add_observer(layers::hotspots::interaction_walk_arrived)
+            .add_observer(layers::hotspots::interaction_walk_stopped)
+            .add_observer(layers::hotspots::interaction_walker_removed)
+            .add_observer(layers::hotspots::hotspot_removed);
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room)
-            .add_observer(input::hold_pressed_room);
+            .add_observer(input::hold_pressed_room)
+            .add_observer(layers::hotspots::interact_with_clicked_hotspot)
+            .add_systems(
+                PreUpdate,
+                layers::hotspots::pick_hotspots.in_set(bevy::picking::PickingSystems::Backend),
+            );
         #[cfg(feature = "tilemap")]
         app.register_type::<tilemap::TileWalk>()
             .register_type::<tilemap::WalkTileLayer>()

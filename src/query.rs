@@ -32,7 +32,8 @@ use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::layers::WalkRegions;
-use crate::layers::regions::placed_layer;
+use crate::layers::hotspots::HotspotLookup;
+use crate::layers::layer_id_at;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::grid_cache::GridKey;
@@ -208,6 +209,7 @@ pub struct WalkQuery<'w, 's> {
     >,
     parents: Parents<'w, 's>,
     regions: Query<'w, 's, &'static WalkRegions>,
+    hotspots: HotspotLookup<'w, 's>,
     masks: Res<'w, Assets<WalkMask>>,
     planner: Res<'w, Planner>,
     paths: Res<'w, PathQueries>,
@@ -352,11 +354,23 @@ impl RoomView<'_, '_, '_> {
     /// layer or not finite.
     pub fn region_at(&self, point: Vec2) -> Option<u8> {
         let regions = self.query.regions.get(self.room).ok()?;
-        let (layer, scale) = placed_layer(regions, &self.query.masks, self.mask.size()).ok()??;
-        let p = scale.to_layer(self.mapping.world_to_mask(point));
-        let (x, y) = p.pixel()?;
-        let id = layer.area_at(x, y)?;
+        let id = layer_id_at(
+            &regions.layer,
+            &self.query.masks,
+            self.mask.size(),
+            &self.mapping,
+            point,
+        )?;
         Some(if regions.is_enabled(id) { id } else { 0 })
+    }
+
+    /// The enabled [`Hotspot`](crate::Hotspot) of the room's
+    /// [`WalkHotspots`](crate::WalkHotspots) layer at `point`; `None` on the floor,
+    /// where the hotspot with that id is disabled or missing, when the room has no
+    /// hotspot layer or it is still loading, or for a point off the layer or not
+    /// finite.
+    pub fn hotspot_at(&self, point: Vec2) -> Option<Entity> {
+        self.query.hotspots.in_room(self.room, point)
     }
 
     /// Whether a walker of this view's areas and radius may stand at `point`.

@@ -3,12 +3,56 @@
 //!
 //! * [`regions`]: a region layer ([`WalkRegions`]) and the [`RegionEntered`] and
 //!   [`RegionExited`] events of every walker that crosses one.
+//! * [`hotspots`]: a hotspot layer ([`WalkHotspots`]) whose ids are [`Hotspot`]
+//!   entities: picked by the pointer, and walked to before they are acted on
+//!   ([`InteractionArrived`]).
 //!
 //! A layer is loaded like a walk mask (the same loader, decoding rules and hot
 //! reload: a `*.walk.png` with a `.meta` saying `rule: Indexed` reads each pixel's
 //! grey level as its id), and is the room's walk-mask size or smaller by a whole
 //! factor ([`walkmask::layer::LayerScale`]).
 
+pub mod hotspots;
 pub mod regions;
 
+pub use hotspots::{
+    Hotspot, HotspotClicks, HotspotCommandsExt, Interacting, InteractionArrived,
+    InteractionCancelled, InteractionUnreachable, UnreachablePolicy, Verb, WalkHotspots,
+    WalkPolicy,
+};
 pub use regions::{InRegion, Region, RegionEntered, RegionExited, WalkRegions};
+
+use bevy::prelude::*;
+use walkmask::layer::LayerScale;
+
+use crate::asset::WalkMask;
+use crate::room::MaskMapping;
+
+/// The image `layer` and how it lies over a walk mask of `mask_size` pixels:
+/// `Ok(None)` while it loads, an error when it is no whole fraction of the mask.
+pub(crate) fn placed_layer<'a>(
+    layer: &Handle<WalkMask>,
+    masks: &'a Assets<WalkMask>,
+    mask_size: UVec2,
+) -> Result<Option<(&'a walkmask::WalkMask, LayerScale)>, String> {
+    let Some(layer) = masks.get(layer) else {
+        return Ok(None);
+    };
+    let scale = LayerScale::between(mask_size.into(), layer.size().into())?;
+    Ok(Some((layer.core(), scale)))
+}
+
+/// The id of `layer` (placed over a walk mask of `mask_size` pixels lying in the
+/// world by `mapping`) under world point `world`; `None` while the layer loads, when
+/// it fits no whole fraction of the mask, or off the layer.
+pub(crate) fn layer_id_at(
+    layer: &Handle<WalkMask>,
+    masks: &Assets<WalkMask>,
+    mask_size: UVec2,
+    mapping: &MaskMapping,
+    world: Vec2,
+) -> Option<u8> {
+    let (layer, scale) = placed_layer(layer, masks, mask_size).ok()??;
+    let (x, y) = scale.to_layer(mapping.world_to_mask(world)).pixel()?;
+    layer.area_at(x, y)
+}

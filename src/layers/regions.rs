@@ -20,6 +20,7 @@ use bevy::prelude::*;
 use walkmask::Point;
 use walkmask::layer::{LayerScale, id_at, ids_along};
 
+use super::placed_layer;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::{RoomLookup, WalkRoom, room_of};
@@ -123,21 +124,6 @@ impl WalkRegions {
             None => {}
         }
     }
-}
-
-/// The layer of `regions` and how it lies over a walk mask of `mask_size` pixels:
-/// `Ok(None)` while the layer loads, an error when it is no whole fraction of the
-/// mask.
-pub(crate) fn placed_layer<'a>(
-    regions: &WalkRegions,
-    masks: &'a Assets<WalkMask>,
-    mask_size: UVec2,
-) -> Result<Option<(&'a walkmask::WalkMask, LayerScale)>, String> {
-    let Some(layer) = masks.get(&regions.layer) else {
-        return Ok(None);
-    };
-    let scale = LayerScale::between(mask_size.into(), layer.size().into())?;
-    Ok(Some((layer.core(), scale)))
 }
 
 /// The region a walker is in: added by the plugin to walkers in a room with
@@ -245,7 +231,7 @@ pub(crate) fn track_regions(
             let (_, walk_room, global) = rooms.get(room).ok()?;
             let regions = regions.get(room).ok()?;
             let mask = masks.get(&walk_room.mask)?;
-            let (layer, scale) = match placed_layer(regions, &masks, mask.size()) {
+            let (layer, scale) = match placed_layer(&regions.layer, &masks, mask.size()) {
                 Ok(placed) => placed?,
                 Err(why) => {
                     let key = (room, regions.layer.id());

@@ -182,4 +182,61 @@ impl LayerScale {
         let f = self.factor as f32;
         Point::new(mask.x / f, mask.y / f)
     }
+
+    /// A layer point as a walk-mask point.
+    ///
+    /// ```
+    /// use walkmask::Point;
+    /// use walkmask::layer::LayerScale;
+    /// let half = LayerScale { factor: 2 };
+    /// assert_eq!(half.to_mask(Point::new(1.5, 3.0)), Point::new(3.0, 6.0));
+    /// assert_eq!(half.to_layer(half.to_mask(Point::new(1.5, 3.0))), Point::new(1.5, 3.0));
+    /// ```
+    #[inline]
+    pub fn to_mask(&self, layer: Point) -> Point {
+        let f = self.factor as f32;
+        Point::new(layer.x * f, layer.y * f)
+    }
+}
+
+/// The centre of the layer pixel of id `id` nearest to `from` (layer pixels), or
+/// `None` when no pixel has that id (or `id` is 0, "none", or `from` is not
+/// finite). Of pixels equally near, the first in row order. The cost is one pass
+/// over the layer.
+///
+/// ```
+/// use walkmask::layer::nearest_with_id;
+/// use walkmask::{Point, WalkMask};
+///
+/// // A hotspot (id 2) in the top-right corner.
+/// let layer = WalkMask::from_fn(8, 8, |x, y| if x >= 6 && y <= 1 { 2 } else { 0 }).unwrap();
+/// assert_eq!(nearest_with_id(&layer, 2, Point::new(0.5, 7.5)), Some(Point::new(6.5, 1.5)));
+/// assert_eq!(nearest_with_id(&layer, 3, Point::new(0.5, 7.5)), None);
+/// ```
+pub fn nearest_with_id(layer: &WalkMask, id: u8, from: Point) -> Option<Point> {
+    if id == 0 || !(from.x.is_finite() && from.y.is_finite()) {
+        return None;
+    }
+    let width = layer.width() as usize;
+    if width == 0 {
+        return None;
+    }
+    let mut best: Option<(f32, Point)> = None;
+    for (row, ids) in layer.areas().chunks_exact(width).enumerate() {
+        let cy = row as f32 + 0.5;
+        let dy = cy - from.y;
+        // Rows farther than the best so far cannot hold a nearer pixel.
+        if best.is_some_and(|(d, _)| dy * dy >= d) && cy > from.y {
+            break;
+        }
+        for (column, _) in ids.iter().enumerate().filter(|&(_, &v)| v == id) {
+            let c = Point::new(column as f32 + 0.5, cy);
+            let dx = c.x - from.x;
+            let d = dx * dx + dy * dy;
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, c));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
 }

@@ -1,8 +1,9 @@
 //! Property tests of room layers: the ids a straight move passes over, against dense
-//! sampling of the segment, and the scale between a layer and its walk mask.
+//! sampling of the segment, the pixel of an id nearest a point, and the scale between
+//! a layer and its walk mask.
 
 use proptest::prelude::*;
-use walkmask::layer::{LayerScale, id_at, ids_along};
+use walkmask::layer::{LayerScale, id_at, ids_along, nearest_with_id};
 use walkmask::{Point, WalkMask};
 
 /// A random layer of ids 0..4 and a segment whose ends may lie off it.
@@ -46,6 +47,31 @@ fn is_subsequence(small: &[u8], big: &[u8]) -> bool {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The pixel of an id nearest a point is a pixel of that id, and no pixel of that
+    /// id is nearer; `None` exactly when the id has no pixel (or is 0).
+    #[test]
+    fn nearest_with_id_is_the_nearest((layer, from, _) in layer_and_segment(), id in 0u8..5) {
+        let found = nearest_with_id(&layer, id, from);
+        let distance = |p: Point| (p.x - from.x).hypot(p.y - from.y);
+        let mut best: Option<f32> = None;
+        for y in 0..layer.height() {
+            for x in 0..layer.width() {
+                if id != 0 && layer.area_at(x, y) == Some(id) {
+                    let d = distance(Point::new(x as f32 + 0.5, y as f32 + 0.5));
+                    best = Some(best.map_or(d, |b: f32| b.min(d)));
+                }
+            }
+        }
+        match (found, best) {
+            (Some(p), Some(b)) => {
+                prop_assert_eq!(id_at(&layer, p), id);
+                prop_assert!((distance(p) - b).abs() < 1e-4, "{} vs {}", distance(p), b);
+            }
+            (None, None) => {}
+            (found, best) => prop_assert!(false, "found {:?}, nearest at {:?}", found, best),
+        }
+    }
 
     /// Every id that dense sampling meets is met, in the same order; the walk starts
     /// at the id under `from`, ends at the id under `to`, and lists each run once.

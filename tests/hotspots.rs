@@ -1,0 +1,581 @@
+//! Hotspots ([`WalkHotspots`], [`Hotspot`]): what is under a point, walk then act
+//! (arrived, cancelled, unreachable, each exactly once), verbs that only turn or act
+//! in place, clicks through picking and the picking backend, under both paces.
+//!
+//! Headless app of `tests/common`: the 64 x 48 wall mask (a wall at x = 30..=33 down
+//! to y = 39) with a closed vault in the bottom-right corner (walls at x = 46 and
+//! y = 26), where pixel (px, py) is world (px - 32, 24 - py). Hotspots: 1 "bell" at
+//! x = 40..=44, y = 2..=6 (walk-to point (42, 20)); 2 "sign" on the wall
+//! (x = 30..=33, y = 10..=14, no walk-to point); 3 "vault" inside the vault (walk-to
+//! point (58, 40)); 4 "lamp" at x = 10..=14, y = 5..=9.
+
+mod common;
+
+use bevy::ecs::system::RunSystemOnce;
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::{UnreachablePolicy, WalkPolicy};
+use common::{
+    Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, pixel_of, position, px,
+    request, spawn_walker,
+};
+
+fn room_pixel(x: u32, y: u32) -> u8 {
+    let vault_wall = (x == 46 && y >= 26) || (y == 26 && x >= 46);
+    u8::from(common::room_pixel(x, y) == 1 && !vault_wall)
+}
+
+fn hotspot_pixel(x: u32, y: u32) -> u8 {
+    match (x, y) {
+        (40..=44, 2..=6) => 1,
+        (30..=33, 10..=14) => 2,
+        (55..=60, 35..=40) => 3,
+        (10..=14, 5..=9) => 4,
+        _ => 0,
+    }
+}
+
+/// How an interaction ended, as the tests record it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Arrived,
+    Cancelled,
+    Unreachable,
+}
+
+/// Interaction endings: (walker, hotspot, verb, how), observed on the hotspot and
+/// read as messages.
+#[derive(Resource, Default)]
+struct Endings {
+    observed: Vec<(Entity, Entity, Verb, End)>,
+    messages: Vec<(Entity, Entity, Verb, End)>,
+}
+
+impl Endings {
+    fn of(&self, walker: Entity) -> Vec<(Entity, End)> {
+        self.messages
+            .iter()
+            .filter(|e| e.0 == walker)
+            .map(|e| (e.1, e.3))
+            .collect()
+    }
+}
+
+fn record_endings(
+    mut arrived: MessageReader<InteractionArrived>,
+    mut cancelled: MessageReader<InteractionCancelled>,
+    mut unreachable: MessageReader<InteractionUnreachable>,
+    mut endings: ResMut<Endings>,
+) {
+    for e in arrived.read() {
+        endings
+            .messages
+            .push((e.walker, e.hotspot, e.verb.clone(), End::Arrived));
+    }
+    for e in cancelled.read() {
+        endings
+            .messages
+            .push((e.walker, e.hotspot, e.verb.clone(), End::Cancelled));
+    }
+    for e in unreachable.read() {
+        endings
+            .messages
+            .push((e.walker, e.hotspot, e.verb.clone(), End::Unreachable));
+    }
+}
+
+struct Room {
+    app: App,
+    room: Entity,
+    bell: Entity,
+    sign: Entity,
+    vault: Entity,
+    lamp: Entity,
+}
+
+/// The app, the room with its hotspot layer (`layer_factor` 1: full size, 2: half)
+/// and its hotspots; `vault` is the vault hotspot as the test wants it.
+fn room(pace: Pace, layer_factor: u32, vault: Hotspot) -> Room {
+    let mut app = headless_app(pace.plugin());
+    add_log(&mut app);
+    app.init_resource::<Endings>()
+        .add_systems(Last, record_endings)
+        .add_observer(|e: On<InteractionArrived>, mut r: ResMut<Endings>| {
+            r.observed
+                .push((e.walker, e.hotspot, e.verb.clone(), End::Arrived));
+        })
+        .add_observer(|e: On<InteractionCancelled>, mut r: ResMut<Endings>| {
+            r.observed
+                .push((e.walker, e.hotspot, e.verb.clone(), End::Cancelled));
+        })
+        .add_observer(|e: On<InteractionUnreachable>, mut r: ResMut<Endings>| {
+            r.observed
+                .push((e.walker, e.hotspot, e.verb.clone(), End::Unreachable));
+        });
+    let mask = add_mask(&mut app, 64, 48, room_pixel);
+    let f = layer_factor;
+    let layer = add_mask(&mut app, 64 / f, 48 / f, |x, y| {
+        hotspot_pixel(x * f + f / 2, y * f + f / 2)
+    });
+    let room = app
+        .world_mut()
+        .spawn((WalkRoom::new(mask), WalkHotspots::new(layer)))
+        .id();
+    let mut spawn = |hotspot: Hotspot| app.world_mut().spawn((hotspot, ChildOf(room))).id();
+    let bell = spawn(Hotspot::new(1, "bell").with_walk_to(px(42, 20)));
+    let sign = spawn(Hotspot::new(2, "sign"));
+    let vault = spawn(vault);
+    let lamp = spawn(Hotspot::new(4, "lamp"));
+    Room {
+        app,
+        room,
+        bell,
+        sign,
+        vault,
+        lamp,
+    }
+}
+
+fn vault() -> Hotspot {
+    Hotspot::new(3, "vault").with_walk_to(px(58, 40))
+}
+
+/// Frames until `walker` has an interaction ending and no [`Interacting`], then a
+/// few more (nothing else may come); panics after `max`.
+fn until_ended(r: &mut Room, clock: &mut common::FrameClock, walker: Entity, max: usize) {
+    clock.until(&mut r.app, max, |world| {
+        !world.resource::<Endings>().of(walker).is_empty()
+            && world.get::<Interacting>(walker).is_none()
+    });
+    clock.frames(&mut r.app, 5);
+}
+
+fn interact(app: &mut App, walker: Entity, hotspot: Entity, verb: Verb) {
+    app.world_mut()
+        .commands()
+        .entity(walker)
+        .interact(hotspot, verb);
+}
+
+/// Observers of the hotspots saw the endings sent as messages, but those of
+/// hotspots despawned by then (`gone`), which no longer exist to be observed.
+fn assert_observed_as_sent(r: &Room, gone: &[Entity]) {
+    let endings = r.app.world().resource::<Endings>();
+    let mut sent = endings.messages.clone();
+    sent.retain(|e| !gone.contains(&e.1));
+    assert_eq!(endings.observed, sent);
+}
+
+fn hotspot_at(app: &mut App, room: Entity, point: Vec2) -> Option<Entity> {
+    app.world_mut()
+        .run_system_once(move |query: WalkQuery| query.room(room).ok()?.hotspot_at(point))
+        .unwrap()
+}
+
+/// Hotspot pixels resolve to their hotspot, the floor and disabled hotspots to none,
+/// with a full-size and a half-size layer.
+#[test]
+fn a_point_resolves_to_its_hotspot_or_the_floor() {
+    for factor in [1, 2] {
+        let mut r = room(Pace::Exact(0), factor, vault());
+        r.app.update();
+        let room = r.room;
+        assert_eq!(hotspot_at(&mut r.app, room, px(42, 4)), Some(r.bell));
+        assert_eq!(hotspot_at(&mut r.app, room, px(31, 12)), Some(r.sign));
+        assert_eq!(hotspot_at(&mut r.app, room, px(12, 7)), Some(r.lamp));
+        assert_eq!(hotspot_at(&mut r.app, room, px(20, 20)), None);
+        assert_eq!(hotspot_at(&mut r.app, room, Vec2::splat(f32::NAN)), None);
+        assert_eq!(hotspot_at(&mut r.app, room, Vec2::new(500.0, 0.0)), None);
+        r.app
+            .world_mut()
+            .get_mut::<Hotspot>(r.lamp)
+            .unwrap()
+            .enabled = false;
+        assert_eq!(hotspot_at(&mut r.app, room, px(12, 7)), None);
+        r.app.world_mut().despawn(r.bell);
+        assert_eq!(hotspot_at(&mut r.app, room, px(42, 4)), None);
+    }
+}
+
+/// A walker sent to act on the bell walks to its walk-to point, turns to the bell
+/// (up) and gets one `InteractionArrived`, after its walk's `Arrived`.
+#[test]
+fn walk_then_act_arrives_once_facing_the_hotspot() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let walker = spawn_walker(&mut r.app, Walker::new(120.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        interact(&mut r.app, walker, r.bell, Verb::INTERACT);
+        clock.frame(&mut r.app);
+        let interacting = r.app.world().get::<Interacting>(walker).cloned();
+        assert_eq!(interacting.map(|i| i.hotspot), Some(r.bell), "{pace:?}");
+        until_ended(&mut r, &mut clock, walker, 300);
+        let endings = r.app.world().resource::<Endings>();
+        assert_eq!(endings.of(walker), [(r.bell, End::Arrived)], "{pace:?}");
+        assert!(
+            position(&r.app, walker).distance(px(42, 20)) < 1e-3,
+            "{pace:?}: at {}",
+            position(&r.app, walker)
+        );
+        assert_eq!(
+            r.app.world().get::<Facing>(walker).map(|f| f.direction),
+            Some(FacingDirection::Up),
+            "{pace:?}"
+        );
+        let log = r.app.world().resource::<Log>();
+        assert!(log.has(walker, |k| matches!(k, Kind::Arrived(_))));
+        assert_observed_as_sent(&r, &[]);
+    }
+}
+
+/// Without a walk-to point, the walker goes as near the point picked as it can (the
+/// sign is on the wall) and acts there.
+#[test]
+fn a_hotspot_without_a_walk_to_point_is_walked_up_to() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 2, vault());
+        let walker = spawn_walker(&mut r.app, Walker::new(120.0), px(10, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        let sign = r.sign;
+        r.app
+            .world_mut()
+            .commands()
+            .entity(walker)
+            .interact_at(sign, Verb::INTERACT, px(31, 12));
+        until_ended(&mut r, &mut clock, walker, 300);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(sign, End::Arrived)],
+            "{pace:?}"
+        );
+        let at = position(&r.app, walker);
+        assert!(at.distance(px(31, 12)) < 3.0, "{pace:?}: at {at}");
+        assert_eq!(room_pixel(pixel_of(at).0, pixel_of(at).1), 1);
+        // With no point picked, it walks up to the hotspot's nearest pixel.
+        let walker = spawn_walker(&mut r.app, Walker::new(120.0), px(10, 20));
+        interact(&mut r.app, walker, sign, Verb::INTERACT);
+        until_ended(&mut r, &mut clock, walker, 300);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(sign, End::Arrived)]
+        );
+        let at = position(&r.app, walker);
+        assert!(at.distance(px(30, 12)) < 3.0, "{pace:?}: at {at}");
+    }
+}
+
+/// The vault's walk-to point is closed in: reported unreachable once by default,
+/// after walking as near as it can; acted on anyway, or within a radius that the
+/// walk's end is inside of, when the hotspot says so.
+#[test]
+fn an_unreachable_walk_to_point_is_reported_or_acted_on_as_configured() {
+    let cases = [
+        (UnreachablePolicy::Report, End::Unreachable),
+        (UnreachablePolicy::ActAnyway, End::Arrived),
+        (UnreachablePolicy::ActWithin(40.0), End::Arrived),
+        (UnreachablePolicy::ActWithin(4.0), End::Unreachable),
+    ];
+    for pace in Pace::BOTH {
+        for (policy, end) in cases {
+            let mut r = room(pace, 1, vault().with_unreachable(policy));
+            let walker = spawn_walker(&mut r.app, Walker::new(200.0), px(36, 44));
+            let mut clock = pace.clock();
+            clock.frame(&mut r.app);
+            interact(&mut r.app, walker, r.vault, Verb::INTERACT);
+            until_ended(&mut r, &mut clock, walker, 300);
+            assert_eq!(
+                r.app.world().resource::<Endings>().of(walker),
+                [(r.vault, end)],
+                "{pace:?} {policy:?}"
+            );
+            // It walked as near as it could: beside the vault's wall.
+            let at = position(&r.app, walker);
+            assert!(at.distance(px(45, 40)) < 3.0, "{pace:?} {policy:?}: {at}");
+            assert_observed_as_sent(&r, &[]);
+        }
+    }
+}
+
+/// Another request, another interaction, `stop_walking`: the interaction under way
+/// is cancelled exactly once and never arrives; the next one arrives.
+#[test]
+fn a_new_request_or_interaction_cancels_the_one_under_way() {
+    for pace in Pace::BOTH {
+        for wait in [0, 5] {
+            let mut r = room(pace, 1, vault());
+            let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(36, 44));
+            let mut clock = pace.clock();
+            clock.frame(&mut r.app);
+            // Superseded by a plain request, at once or once walking.
+            interact(&mut r.app, walker, r.bell, Verb::INTERACT);
+            clock.frames(&mut r.app, wait);
+            let id = request(&mut r.app, walker, px(36, 30));
+            clock.until(&mut r.app, 300, |w| {
+                w.resource::<Log>()
+                    .has(walker, |k| matches!(k, Kind::Arrived(_)))
+                    && w.get::<Interacting>(walker).is_none()
+            });
+            clock.frames(&mut r.app, 5);
+            assert_eq!(
+                r.app.world().resource::<Endings>().of(walker),
+                [(r.bell, End::Cancelled)],
+                "{pace:?} {wait}"
+            );
+            assert_contract(r.app.world().resource::<Log>(), &[id]);
+            // Superseded by another interaction, then by a stop.
+            interact(&mut r.app, walker, r.bell, Verb::INTERACT);
+            clock.frames(&mut r.app, wait);
+            interact(&mut r.app, walker, r.lamp, Verb::INTERACT);
+            clock.frames(&mut r.app, wait + 2);
+            r.app.world_mut().commands().entity(walker).stop_walking();
+            clock.frames(&mut r.app, 5);
+            interact(&mut r.app, walker, r.bell, Verb::LOOK);
+            until_ended(&mut r, &mut clock, walker, 400);
+            assert_eq!(
+                r.app.world().resource::<Endings>().of(walker),
+                [
+                    (r.bell, End::Cancelled),
+                    (r.bell, End::Cancelled),
+                    (r.lamp, End::Cancelled),
+                    (r.bell, End::Arrived)
+                ],
+                "{pace:?} {wait}"
+            );
+            assert_observed_as_sent(&r, &[]);
+        }
+    }
+}
+
+/// A verb that only faces stops the walker and turns it at once; one that acts in
+/// place leaves its walk alone. Both arrive in the frame they are asked for.
+#[test]
+fn face_only_and_act_in_place_verbs_arrive_at_once() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let (bell, lamp) = (r.bell, r.lamp);
+        r.app
+            .world_mut()
+            .entity_mut(bell)
+            .insert(Hotspot::new(1, "bell").with_verb(Verb::LOOK, WalkPolicy::FaceOnly));
+        r.app
+            .world_mut()
+            .entity_mut(lamp)
+            .insert(Hotspot::new(4, "lamp").with_verb("use", WalkPolicy::ActInPlace));
+        let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        let id = request(&mut r.app, walker, px(20, 44));
+        clock.until(&mut r.app, 100, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+        });
+        clock.frames(&mut r.app, 3);
+        interact(&mut r.app, walker, lamp, Verb::from("use"));
+        clock.frame(&mut r.app);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(lamp, End::Arrived)]
+        );
+        assert_eq!(
+            r.app.world().get::<WalkState>(walker),
+            Some(&WalkState::Walking)
+        );
+        interact(&mut r.app, walker, bell, Verb::LOOK);
+        clock.frame(&mut r.app);
+        let stood = position(&r.app, walker);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(lamp, End::Arrived), (bell, End::Arrived)]
+        );
+        assert_eq!(
+            r.app.world().get::<WalkState>(walker),
+            Some(&WalkState::Idle)
+        );
+        // The bell is up and to the right.
+        let facing = r.app.world().get::<Facing>(walker).unwrap().direction;
+        assert!(
+            matches!(facing, FacingDirection::Up | FacingDirection::Right),
+            "{pace:?}: {facing:?}"
+        );
+        clock.frames(&mut r.app, 10);
+        assert_eq!(position(&r.app, walker), stood, "{pace:?}");
+        let log = r.app.world().resource::<Log>();
+        assert_contract(log, &[id]);
+        assert!(log.has(walker, |k| matches!(
+            k,
+            Kind::Stopped(StopReason::Stopped, _)
+        )));
+    }
+}
+
+/// A hotspot despawned or disabled while a walker is on its way cancels the
+/// interaction (the walk goes on to its end); a walker despawned on its way, an
+/// entity that is no walker and a disabled hotspot are cancelled too.
+#[test]
+fn lost_walkers_and_hotspots_cancel_the_interaction() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let (bell, lamp) = (r.bell, r.lamp);
+        let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        interact(&mut r.app, walker, bell, Verb::INTERACT);
+        clock.frames(&mut r.app, 8);
+        r.app.world_mut().despawn(bell);
+        clock.until(&mut r.app, 300, |w| {
+            w.resource::<Log>()
+                .has(walker, |k| matches!(k, Kind::Arrived(_)))
+        });
+        clock.frames(&mut r.app, 3);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(bell, End::Cancelled)],
+            "{pace:?}"
+        );
+        // Disabled on the way: cancelled on arrival.
+        interact(&mut r.app, walker, lamp, Verb::INTERACT);
+        clock.frames(&mut r.app, 3);
+        r.app.world_mut().get_mut::<Hotspot>(lamp).unwrap().enabled = false;
+        until_ended(&mut r, &mut clock, walker, 400);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker)[1..],
+            [(lamp, End::Cancelled)],
+            "{pace:?}"
+        );
+        // Disabled already, and not a walker.
+        interact(&mut r.app, walker, lamp, Verb::INTERACT);
+        let not_a_walker = r.app.world_mut().spawn(Transform::default()).id();
+        let sign = r.sign;
+        interact(&mut r.app, not_a_walker, sign, Verb::INTERACT);
+        clock.frames(&mut r.app, 2);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker)[2..],
+            [(lamp, End::Cancelled)]
+        );
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(not_a_walker),
+            [(sign, End::Cancelled)]
+        );
+        // Despawned on the way.
+        interact(&mut r.app, walker, sign, Verb::INTERACT);
+        clock.frames(&mut r.app, 4);
+        r.app.world_mut().despawn(walker);
+        clock.frames(&mut r.app, 5);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker)[3..],
+            [(sign, End::Cancelled)],
+            "{pace:?}"
+        );
+        assert_observed_as_sent(&r, &[bell]);
+    }
+}
+
+#[cfg(feature = "picking")]
+#[path = "common/picking.rs"]
+mod picking;
+
+/// A primary click on a hotspot walks the player there and acts (no second walk to
+/// the point clicked: the click stops at the hotspot); a secondary click looks.
+#[cfg(feature = "picking")]
+#[test]
+fn a_click_on_a_hotspot_walks_the_player_there_and_acts() {
+    use bevy::picking::pointer::PointerButton;
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        r.app.insert_resource(ClickToWalk::new(ClickInput::Picking));
+        let player = r
+            .app
+            .world_mut()
+            .spawn((
+                Walker::new(120.0),
+                PlayerWalker,
+                Transform::from_translation(px(36, 44).extend(1.0)),
+            ))
+            .id();
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        picking::click(&mut r.app, r.bell, px(42, 4), PointerButton::Primary);
+        until_ended(&mut r, &mut clock, player, 300);
+        let endings = r.app.world().resource::<Endings>();
+        assert_eq!(endings.of(player), [(r.bell, End::Arrived)], "{pace:?}");
+        assert_eq!(endings.messages[0].2, Verb::INTERACT);
+        let log = r.app.world().resource::<Log>();
+        let answers = log
+            .both()
+            .iter()
+            .filter(|e| e.entity == player && e.kind.is_answer())
+            .count();
+        assert_eq!(answers, 1, "{pace:?}: one request");
+        assert!(position(&r.app, player).distance(px(42, 20)) < 1e-3);
+        picking::click(&mut r.app, r.bell, px(42, 4), PointerButton::Secondary);
+        until_ended(&mut r, &mut clock, player, 300);
+        let endings = r.app.world().resource::<Endings>();
+        assert_eq!(endings.messages.len(), 2);
+        assert_eq!(endings.messages[1].2, Verb::LOOK);
+        // Off, the click walks to the point clicked like any click on the room.
+        r.app.world_mut().resource_mut::<HotspotClicks>().enabled = false;
+        picking::click(&mut r.app, r.lamp, px(12, 7), PointerButton::Primary);
+        clock.frames(&mut r.app, 5);
+        assert!(r.app.world().get::<Interacting>(player).is_none());
+        assert_eq!(r.app.world().resource::<Endings>().messages.len(), 2);
+    }
+}
+
+/// The picking backend: a pointer ray over the bell hits the bell just in front of
+/// the room's plane; over the floor or a hotspot that is disabled or not hoverable,
+/// nothing.
+#[cfg(feature = "picking")]
+#[test]
+fn the_picking_backend_hits_hotspots_under_the_pointer() {
+    use bevy::picking::Pickable;
+    use bevy::picking::backend::PointerHits;
+    use bevy::picking::backend::ray::{RayId, RayMap};
+    use bevy::picking::pointer::PointerId;
+    let mut r = room(Pace::Exact(0), 1, vault());
+    r.app.init_resource::<RayMap>().add_message::<PointerHits>();
+    let camera = r
+        .app
+        .world_mut()
+        .spawn((Camera2d, Transform::from_xyz(0.0, 0.0, 100.0)))
+        .id();
+    let hits_at = |r: &mut Room, at: Vec2| -> Vec<(Entity, f32)> {
+        let ray = Ray3d::new(at.extend(100.0), Dir3::NEG_Z);
+        let id = RayId {
+            camera,
+            pointer: PointerId::Mouse,
+        };
+        r.app
+            .world_mut()
+            .resource_mut::<RayMap>()
+            .map
+            .insert(id, ray);
+        r.app.update();
+        let messages = r.app.world().resource::<Messages<PointerHits>>();
+        let mut cursor = messages.get_cursor();
+        let hits: Vec<(Entity, f32)> = cursor
+            .read(messages)
+            .flat_map(|h| h.picks.iter().map(|(e, d)| (*e, d.depth)))
+            .collect();
+        r.app
+            .world_mut()
+            .resource_mut::<Messages<PointerHits>>()
+            .clear();
+        hits
+    };
+    let hits = hits_at(&mut r, px(42, 4));
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].0, r.bell);
+    assert!(hits[0].1 < 100.0 && hits[0].1 > 99.9, "{hits:?}");
+    assert!(hits_at(&mut r, px(20, 20)).is_empty());
+    r.app
+        .world_mut()
+        .get_mut::<Hotspot>(r.lamp)
+        .unwrap()
+        .enabled = false;
+    assert!(hits_at(&mut r, px(12, 7)).is_empty());
+    let sign = r.sign;
+    assert_eq!(hits_at(&mut r, px(31, 12))[0].0, sign);
+    r.app.world_mut().entity_mut(sign).insert(Pickable::IGNORE);
+    assert!(hits_at(&mut r, px(31, 12)).is_empty());
+}
