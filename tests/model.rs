@@ -3,8 +3,10 @@
 //! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
 //! obstacles added and removed, avoidance switched and its priority changed among
 //! walkers with radii, the room moved, walkers moved by game code,
-//! despawned, stripped of `Walker`, the mask replaced, regions switched), under every
-//! answer timing, checked against the invariants after every frame and at the end:
+//! despawned, stripped of `Walker`, the mask replaced, regions switched, interactions
+//! with hotspots started, hotspots switched, despawned and spawned again), under
+//! every answer timing, checked against the invariants after every frame and at the
+//! end:
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
 //! * every walk that started ends exactly once, after its start;
@@ -13,6 +15,8 @@
 //!   through given points, or while the room itself just moved under it);
 //! * region entries and exits pair up per walker, and `InRegion` names the enabled
 //!   region under the walker (or none);
+//! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
+//!   walker has `Interacting` exactly while one of its interactions is open;
 //! * no task is left behind, and nothing piles up (entities, open requests).
 //!
 //! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000) and
@@ -47,6 +51,41 @@ fn region_pixel(x: u32, y: u32) -> u8 {
 /// Region entries (`true`) and exits (`false`) as observed, in order.
 #[derive(Resource, Default)]
 struct RegionLog(Vec<(Entity, bool, u8)>);
+
+/// Interaction endings sent, by walker.
+#[derive(Resource, Default)]
+struct InteractionLog(HashMap<Entity, u32>);
+
+fn record_interactions(
+    mut arrived: MessageReader<InteractionArrived>,
+    mut cancelled: MessageReader<InteractionCancelled>,
+    mut unreachable: MessageReader<InteractionUnreachable>,
+    mut log: ResMut<InteractionLog>,
+) {
+    let walkers = arrived
+        .read()
+        .map(|e| e.walker)
+        .chain(cancelled.read().map(|e| e.walker))
+        .chain(unreachable.read().map(|e| e.walker));
+    for walker in walkers.collect::<Vec<_>>() {
+        *log.0.entry(walker).or_default() += 1;
+    }
+}
+
+/// The room's hotspots (the region layer serves as their layer): 1 walked to a
+/// point on the floor, 2 to a point in the wall, 3 looked at from where the walker
+/// stands and used in place.
+fn hotspot(id: u8) -> Hotspot {
+    match id {
+        1 => Hotspot::new(1, "floor").with_walk_to(px(8, 40)),
+        2 => Hotspot::new(2, "wall")
+            .with_walk_to(px(31, 10))
+            .with_unreachable(bevy_walkmask::UnreachablePolicy::ActWithin(4.0)),
+        _ => Hotspot::new(3, "band")
+            .with_verb(Verb::LOOK, bevy_walkmask::WalkPolicy::FaceOnly)
+            .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
+    }
+}
 
 /// A small xorshift generator: the cases are reproducible from their seed.
 struct Rng(u64);
@@ -154,6 +193,10 @@ struct Case {
     seen_entries: usize,
     /// What was done, for the failure message.
     trace: Vec<String>,
+    /// The hotspot entities (despawned ones are spawned again).
+    hotspots: Vec<Entity>,
+    /// Interactions started, by walker.
+    interactions: HashMap<Entity, u32>,
 }
 
 impl Case {
@@ -179,10 +222,19 @@ impl Case {
             });
         let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
         let layer = add_mask(&mut app, 64, 48, region_pixel);
+        app.init_resource::<InteractionLog>()
+            .add_systems(Last, record_interactions);
         let room = app
             .world_mut()
-            .spawn((WalkRoom::new(mask.clone()), WalkRegions::new(layer)))
+            .spawn((
+                WalkRoom::new(mask.clone()),
+                WalkRegions::new(layer.clone()),
+                WalkHotspots::new(layer),
+            ))
             .id();
+        let hotspots = (1..=3)
+            .map(|id| app.world_mut().spawn((hotspot(id), ChildOf(room))).id())
+            .collect();
         let mut case = Self {
             app,
             rng,
@@ -197,6 +249,8 @@ impl Case {
             answers: HashMap::new(),
             seen_entries: 0,
             trace: Vec::new(),
+            hotspots,
+            interactions: HashMap::new(),
         };
         for _ in 0..1 + case.rng.below(6) {
             case.spawn_walker();
@@ -264,7 +318,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(18);
+        let op = self.rng.below(20);
         let at = self
             .app
             .world()
@@ -402,6 +456,40 @@ impl Case {
                     .unwrap()
                     .set_enabled(region, on);
             }
+            17 => {
+                let i = self.rng.below(3) as usize;
+                let hotspot = self.hotspots[i];
+                let verb = match self.rng.below(3) {
+                    0 => Verb::INTERACT,
+                    1 => Verb::LOOK,
+                    _ => Verb::from("use"),
+                };
+                let at = self.random_point();
+                let mut commands = self.app.world_mut().commands();
+                let mut entity = commands.entity(walker);
+                if self.rng.chance(2) {
+                    entity.interact(hotspot, verb);
+                } else {
+                    entity.interact_at(hotspot, verb, at);
+                }
+                *self.interactions.entry(walker).or_default() += 1;
+            }
+            18 if self.rng.chance(2) => {
+                let i = self.rng.below(3) as usize;
+                let hotspot = self.hotspots[i];
+                if self.rng.chance(3) {
+                    self.app.world_mut().despawn(hotspot);
+                    let room = self.room;
+                    self.hotspots[i] = self
+                        .app
+                        .world_mut()
+                        .spawn((self::hotspot(i as u8 + 1), ChildOf(room)))
+                        .id();
+                } else {
+                    let mut spot = self.app.world_mut().get_mut::<Hotspot>(hotspot).unwrap();
+                    spot.enabled = !spot.enabled;
+                }
+            }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
                 let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
@@ -532,6 +620,45 @@ impl Case {
         }
         self.check_regions(&ctx);
         self.check_answers(&ctx);
+        self.check_interactions(&ctx, false);
+    }
+
+    /// No interaction ends twice; a walker has `Interacting` exactly while one is
+    /// open; at the end (`all`), every one has ended.
+    fn check_interactions(&self, ctx: &str, all: bool) {
+        let world = self.app.world();
+        let ended = &world.resource::<InteractionLog>().0;
+        for (&walker, &started) in &self.interactions {
+            let ended = ended.get(&walker).copied().unwrap_or(0);
+            let open = started - ended.min(started);
+            assert!(
+                ended <= started && open <= 1,
+                "{ctx}: {walker} started {started} interactions, {ended} ended\n{}",
+                self.trace.join("\n")
+            );
+            assert!(!all || open == 0, "{ctx}: {walker}: {open} never ended");
+            if let Ok(entity) = world.get_entity(walker) {
+                assert_eq!(
+                    entity.contains::<Interacting>(),
+                    open == 1,
+                    "{ctx}: {walker} {:?}, {started} started, {ended} ended",
+                    entity.get::<Interacting>()
+                );
+                // An open interaction's walk is under way: its request is not
+                // answered without a path, nor its walk ended.
+                if let Some(interacting) = entity.get::<Interacting>() {
+                    let kinds = world.resource::<Log>().kinds(interacting.request);
+                    assert!(
+                        kinds
+                            .iter()
+                            .all(|k| matches!(k, Kind::Ready { .. } | Kind::Replanned { .. })),
+                        "{ctx}: {walker} interacts on {}, which ended: {kinds:?}\n{}",
+                        interacting.request,
+                        self.trace.join("\n")
+                    );
+                }
+            }
+        }
     }
 
     /// Per walker, region entries and exits alternate and pair up, and `InRegion`
@@ -658,6 +785,7 @@ impl Case {
         });
         run(&mut self.app, 2);
         self.check_answers(&ctx);
+        self.check_interactions(&ctx, true);
         let log = self.app.world().resource::<Log>();
         let mut ids: HashSet<RequestId> = self.issued.iter().copied().collect();
         // Chasers' own requests too.
