@@ -574,7 +574,11 @@ fn claim_spots(
                     && Vec2::new(a.position.x, a.position.y).distance(position)
                         <= a.radius + radius + 2.0 * e.gap
             });
-            if touching && position.distance(target) <= extent + footprint {
+            // A walker with a spot claimed was at the crowd's edge already; those
+            // standing may since have been nudged away from the destination itself,
+            // which then no longer measures where the crowd's edge is.
+            if touching && (e.claimed.is_some() || position.distance(target) <= extent + footprint)
+            {
                 motion.spot = Some(ArrivalSpot {
                     request,
                     end,
