@@ -15,6 +15,10 @@
 //! * `rooms/lobby_half.walk.png`: the same mask at 960 x 540 (use with `scale = 2`);
 //! * `rooms/lobby.regions.walk.png`: the room's region layer at 480 x 270 (a quarter
 //!   of the mask's size), grey level = region id: 1 the rug, 2 the garden;
+//! * `rooms/lobby.hotspots.walk.png` and `rooms/hotspots.txt`: the room's hotspot
+//!   layer at 480 x 270, grey level = hotspot id (1 the bell on the desk, 2 the
+//!   painting, 3 the fountain, 4 the bench), and each hotspot's name, walk-to point
+//!   and facing on arrival (checked to be walkable for the avatar);
 //! * `rooms/lobby.scale.png`: a 240 x 135 scale map, a character's size at each
 //!   floor row (grey 0 = 0.8, 255 = 1.8; read with `DecodeRule::Indexed`);
 //! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
@@ -1878,6 +1882,98 @@ fn regions(w: u32, h: u32) -> GrayImage {
     })
 }
 
+/// A hotspot of the room: its id, name, shape (screen pixels), walk-to point
+/// (screen pixels) and the direction faced on arrival.
+struct HotspotArt {
+    id: u8,
+    name: &'static str,
+    inside: fn(f32, f32) -> bool,
+    walk_to: (f32, f32),
+    facing: &'static str,
+}
+
+/// The hotspots, drawn over the picture's bell, painting, fountain and bench.
+const HOTSPOTS: [HotspotArt; 4] = [
+    HotspotArt {
+        id: 1,
+        name: "bell",
+        inside: |x, y| (x - 972.0).hypot(y - 264.0) < 24.0,
+        walk_to: (972.0, 470.0),
+        facing: "up",
+    },
+    HotspotArt {
+        id: 2,
+        name: "painting",
+        inside: |x, y| (349.0..481.0).contains(&x) && (96.0..198.0).contains(&y),
+        walk_to: (330.0, 450.0),
+        facing: "up",
+    },
+    HotspotArt {
+        id: 3,
+        name: "fountain",
+        inside: |x, y| {
+            ((x - 1625.0) / 140.0).powi(2) + ((y - 445.0) / 78.0).powi(2) < 1.0
+                || ((1585.0..1665.0).contains(&x) && (245.0..445.0).contains(&y))
+        },
+        walk_to: (1560.0, 560.0),
+        facing: "up_right",
+    },
+    HotspotArt {
+        id: 4,
+        name: "bench",
+        inside: |x, y| (1589.0..1892.0).contains(&x) && (663.0..915.0).contains(&y),
+        walk_to: (1700.0, 960.0),
+        facing: "up",
+    },
+];
+
+/// The avatar's radius in the demo (pixels): walk-to points keep this far from
+/// anything blocked.
+const AVATAR_RADIUS: f32 = 14.0;
+
+/// The hotspot layer at `w` x `h`.
+fn hotspots(w: u32, h: u32) -> GrayImage {
+    let (sx, sy) = (W as f32 / w as f32, H as f32 / h as f32);
+    GrayImage::from_fn(w, h, |x, y| {
+        let (x, y) = ((x as f32 + 0.5) * sx, (y as f32 + 0.5) * sy);
+        Luma([HOTSPOTS
+            .iter()
+            .find(|h| (h.inside)(x, y))
+            .map_or(0, |h| h.id)])
+    })
+}
+
+/// The hotspots' manifest, after checking that every walk-to point has room for the
+/// avatar on the walk mask `mask` (full size).
+fn hotspot_manifest(mask: &GrayImage) -> Result<String, String> {
+    let mut manifest = String::from(
+        "# Hotspots of lobby.hotspots.walk.png. One line per hotspot:\n\
+         # id name walk_x walk_y facing\n\
+         # (walk_x, walk_y) = where a character stands to act on it, in the\n\
+         # 1920 x 1080 room (pixels, y down); facing = the direction it turns to.\n",
+    );
+    for h in &HOTSPOTS {
+        let (wx, wy) = h.walk_to;
+        let r = AVATAR_RADIUS as i32 + 1;
+        for dy in -r..=r {
+            for dx in -r..=r {
+                if dx * dx + dy * dy > r * r {
+                    continue;
+                }
+                let (x, y) = (wx as i32 + dx, wy as i32 + dy);
+                if mask.get_pixel(x as u32, y as u32).0[0] == 0 {
+                    return Err(format!(
+                        "the {} hotspot's walk-to point ({wx}, {wy}) is within {r} px of a blocked pixel ({x}, {y})",
+                        h.name
+                    ));
+                }
+            }
+        }
+        manifest.push_str(&format!("{} {} {wx} {wy} {}\n", h.id, h.name, h.facing));
+    }
+    Ok(manifest)
+}
+
 fn mask(w: u32, h: u32, props: &[Prop]) -> GrayImage {
     let sx = W as f32 / w as f32;
     let sy = H as f32 / h as f32;
@@ -2563,6 +2659,13 @@ fn run(out: &Path) -> Result<(), String> {
     save(|p| half.save(p), &rooms.join("lobby_half.walk.png"))?;
     let layer = regions(W / 4, H / 4);
     save(|p| layer.save(p), &rooms.join("lobby.regions.walk.png"))?;
+    let layer = hotspots(W / 4, H / 4);
+    save(|p| layer.save(p), &rooms.join("lobby.hotspots.walk.png"))?;
+    let manifest = hotspot_manifest(&m)?;
+    let manifest_path = rooms.join("hotspots.txt");
+    fs::write(&manifest_path, manifest)
+        .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
+    println!("wrote {}", manifest_path.display());
     // the grey level is the area id: tell the Bevy loader to decode with `Indexed`
     // the scale map: a character's size at each floor row, coarse (it changes with
     // depth only), grey = (scale - SCALE_MIN) / (SCALE_MAX - SCALE_MIN) * 255
@@ -2576,6 +2679,7 @@ fn run(out: &Path) -> Result<(), String> {
         "lobby.walk.png",
         "lobby_half.walk.png",
         "lobby.regions.walk.png",
+        "lobby.hotspots.walk.png",
         "lobby.scale.png",
     ] {
         let meta = rooms.join(format!("{name}.meta"));
