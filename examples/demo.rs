@@ -254,9 +254,9 @@ fn setup(
 
     // The hotspots: children of the room, picked by the pointer through the room's
     // hotspot layer. A right-click looks from where the avatar stands.
-    commands
-        .entity(entity)
-        .insert(WalkHotspots::new(assets.load("rooms/lobby.hotspots.walk.png")));
+    commands.entity(entity).insert(WalkHotspots::new(
+        assets.load("rooms/lobby.hotspots.walk.png"),
+    ));
     for line in HOTSPOTS
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -710,11 +710,13 @@ fn update_texts(
             "1920 x 1080"
         },
         state,
-        match &status.hover {
-            Some(name) => format!("{name}: click to use, right-click to look"),
-            None => status.last.clone(),
-        },
+        status.last,
     );
+    // The hotspot under the pointer, on a line of its own.
+    let line = match &status.hover {
+        Some(name) => format!("{name}: click to use, right-click to look\n{line}"),
+        None => line,
+    };
     for mut text in &mut texts {
         if text.0 != line {
             text.0 = line.clone();

@@ -360,6 +360,39 @@ fn a_crowd_through_a_narrow_door_all_arrive() {
     }
 }
 
+/// A walker sent down a corridor one walker wide to a free point, and blocked short
+/// of it by a standing guard who never gives way, stands behind the guard (its walk
+/// ends there) rather than wait in `Walking` for ever; it never passes through him.
+#[test]
+fn a_walker_blocked_by_a_standing_guard_short_of_its_destination_stands_there() {
+    for pace in Pace::BOTH {
+        let (w, h) = (200, 60);
+        // A corridor 12 pixels tall: room for walkers of radius 5 one behind another.
+        let walkable = |x: u32, y: u32| (24..36).contains(&y) && (4..196).contains(&x);
+        let mut app = room_app(pace, w, h, walkable);
+        let guard = app
+            .world_mut()
+            .spawn((
+                Walker::new(80.0).with_radius(5.0),
+                Avoidance::default().with_priority(250),
+                Transform::from_xyz(30.0, 0.0, 1.0),
+            ))
+            .id();
+        let walkers = spawn_all(&mut app, &[Vec2::new(-70.0, 0.0)], 5.0, 80.0);
+        app.update();
+        let ids = send_all(&mut app, &walkers, Vec2::new(50.0, 0.0));
+        let mut clock = pace.clock();
+        until_all_arrived(&mut app, &mut clock, &walkers, 600, (w, h), &walkable);
+        let (walker, at) = (walkers[0].0, position(&app, walkers[0].0));
+        let guard_at = position(&app, guard);
+        assert!(
+            at.x < guard_at.x && at.distance(guard_at) >= 9.0,
+            "{pace:?}: {walker} at {at}, the guard at {guard_at}"
+        );
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
 /// The player walks through a crowd of standing walkers, which parts for it: it
 /// arrives at most a third later than through an empty room, and the crowd is moved
 /// aside, never onto a wall.
