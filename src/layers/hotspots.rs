@@ -10,7 +10,7 @@
 //!   just as they reach a sprite, in draw order. A hotspot is hit just in front of
 //!   its room's plane, so a character or prop drawn in front of the room takes the
 //!   pointer first, and UI above the game keeps working;
-//! * a click on a hotspot walks the [`PlayerWalker`]s in its room there and acts:
+//! * a click on a hotspot walks the [`PlayerWalker`](crate::PlayerWalker)s in its room there and acts:
 //!   the primary button with [`HotspotClicks::primary`] (default [`Verb::INTERACT`]),
 //!   the secondary button with [`HotspotClicks::secondary`] (default [`Verb::LOOK`]).
 //!   The click does not go on to the room;
