@@ -124,6 +124,7 @@ pub mod chase;
 pub mod crowd;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
+pub mod depth;
 pub mod facing;
 pub mod hover;
 mod input;
@@ -152,9 +153,12 @@ pub use chase::WalkChase;
 pub use crowd::{Avoidance, TILE_WAIT_SECONDS};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
+pub use depth::{Baseline, DepthSorting};
 pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
+#[cfg(feature = "walk_behinds")]
+pub use layers::walk_behinds::{WalkBehind, WalkBehinds};
 pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
     InteractionCancelled, InteractionUnreachable, Region, RegionEntered, RegionExited,
@@ -187,16 +191,18 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, Avoidance, ClickInput, ClickToWalk, DepthScale, FaceTarget, Facing,
-        FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting,
-        InteractionArrived, InteractionCancelled, InteractionUnreachable, PathCancelled,
-        PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker, RegionEntered,
-        RegionExited, RequestId, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
+        AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, DepthScale, DepthSorting,
+        FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, InRegion,
+        Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
+        PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker,
+        RegionEntered, RegionExited, RequestId, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
         WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask,
         WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions,
         WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
         WalkmaskPlugin, WalkmaskSystems,
     };
+    #[cfg(feature = "walk_behinds")]
+    pub use crate::{WalkBehind, WalkBehinds};
 }
 
 /// The plugin: asset, loader, requests, path tasks, movement and click input.
@@ -393,6 +399,13 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<Interacting>()
             .register_type::<HotspotClicks>()
             .init_resource::<HotspotClicks>()
+            .register_type::<Baseline>()
+            .register_type::<DepthSorting>()
+            .init_resource::<DepthSorting>()
+            .add_systems(
+                PostUpdate,
+                depth::sort_by_baseline.before(bevy::transform::TransformSystems::Propagate),
+            )
             .add_message::<InteractionArrived>()
             .add_message::<InteractionCancelled>()
             .add_message::<InteractionUnreachable>()
@@ -524,6 +537,12 @@ impl Plugin for WalkmaskPlugin {
             .add_systems(
                 PreUpdate,
                 layers::hotspots::pick_hotspots.in_set(bevy::picking::PickingSystems::Backend),
+            );
+        #[cfg(feature = "walk_behinds")]
+        app.register_type::<layers::walk_behinds::WalkBehinds>()
+            .add_systems(
+                PostUpdate,
+                layers::walk_behinds::cut_walk_behinds.before(depth::sort_by_baseline),
             );
         #[cfg(feature = "tilemap")]
         app.register_type::<tilemap::TileWalk>()

@@ -6,6 +6,9 @@
 //! * [`hotspots`]: a hotspot layer ([`WalkHotspots`]) whose ids are [`Hotspot`]
 //!   entities: picked by the pointer, and walked to before they are acted on
 //!   ([`InteractionArrived`]).
+//! * `walk_behinds` (cargo feature `walk_behinds`): parts of the room's picture cut
+//!   out by a layer and drawn over the characters behind them, sorted by
+//!   [`Baseline`](crate::Baseline).
 //!
 //! A layer is loaded like a walk mask (the same loader, decoding rules and hot
 //! reload: a `*.walk.png` with a `.meta` saying `rule: Indexed` reads each pixel's
@@ -14,6 +17,8 @@
 
 pub mod hotspots;
 pub mod regions;
+#[cfg(feature = "walk_behinds")]
+pub mod walk_behinds;
 
 pub use hotspots::{
     Hotspot, HotspotClicks, HotspotCommandsExt, Interacting, InteractionArrived,

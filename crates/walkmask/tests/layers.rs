@@ -1,9 +1,9 @@
 //! Property tests of room layers: the ids a straight move passes over, against dense
-//! sampling of the segment, the pixel of an id nearest a point, and the scale between
-//! a layer and its walk mask.
+//! sampling of the segment, the pixel of an id nearest a point, cut-outs, and the scale
+//! between a layer and its walk mask.
 
 use proptest::prelude::*;
-use walkmask::layer::{LayerScale, id_at, ids_along, nearest_with_id};
+use walkmask::layer::{LayerScale, cut_out, id_at, ids_along, nearest_with_id};
 use walkmask::{Point, WalkMask};
 
 /// A random layer of ids 0..4 and a segment whose ends may lie off it.
@@ -47,6 +47,34 @@ fn is_subsequence(small: &[u8], big: &[u8]) -> bool {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// A cut-out is the smallest rectangle holding the id's pixels, has the picture's
+    /// pixel exactly where the layer has the id and is transparent elsewhere.
+    #[test]
+    fn a_cut_out_holds_exactly_the_ids_pixels((layer, _, _) in layer_and_segment(), id in 0u8..5) {
+        let picture = |x: u32, y: u32| [x as u8, y as u8, 7, 200];
+        let has = |x: u32, y: u32| id != 0 && layer.area_at(x, y) == Some(id);
+        let pixels: Vec<(u32, u32)> = (0..layer.height())
+            .flat_map(|y| (0..layer.width()).map(move |x| (x, y)))
+            .filter(|&(x, y)| has(x, y))
+            .collect();
+        let Some(cut) = cut_out(&layer, id, picture) else {
+            prop_assert!(pixels.is_empty());
+            return Ok(());
+        };
+        let min_x = pixels.iter().map(|p| p.0).min().unwrap();
+        let max_x = pixels.iter().map(|p| p.0).max().unwrap();
+        let min_y = pixels.iter().map(|p| p.1).min().unwrap();
+        let max_y = pixels.iter().map(|p| p.1).max().unwrap();
+        prop_assert_eq!((cut.x, cut.y), (min_x, min_y));
+        prop_assert_eq!((cut.width, cut.height), (max_x - min_x + 1, max_y - min_y + 1));
+        prop_assert_eq!(cut.rgba.len() as u32, cut.width * cut.height * 4);
+        for (i, px) in cut.rgba.chunks(4).enumerate() {
+            let (x, y) = (cut.x + i as u32 % cut.width, cut.y + i as u32 / cut.width);
+            let expected = if has(x, y) { picture(x, y) } else { [0; 4] };
+            prop_assert_eq!(px, &expected[..], "at ({}, {})", x, y);
+        }
+    }
 
     /// The pixel of an id nearest a point is a pixel of that id, and no pixel of that
     /// id is nearer; `None` exactly when the id has no pixel (or is 0).
