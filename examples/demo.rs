@@ -9,7 +9,9 @@
 //! the fountain and the bench are hotspots: the pointer over one names it, a click
 //! walks up to it and uses it, a right-click looks at it from where the avatar
 //! stands (`Hotspot`, `InteractionArrived`); the fountain and the bench are out of
-//! reach while the gate is closed (`InteractionUnreachable`). `G` opens and closes the gate (area 4 of the walk mask, the gate
+//! reach while the gate is closed (`InteractionUnreachable`). Characters and furniture
+//! are drawn in the order of their baselines (`Baseline`); the two pillars are
+//! walk-behinds cut from the picture (`WalkBehinds`). `G` opens and closes the gate (area 4 of the walk mask, the gate
 //! opening; the garden is area 2 and can only be reached through it), `D` shows the debug overlay (the mask tinted by area, paths,
 //! clicks), `H` swaps between the full-resolution mask and a half-resolution one
 //! (`WalkRoom::scale = 2`), `Esc` quits.
@@ -66,11 +68,12 @@ const PROPS: &str = include_str!("../assets/rooms/props.txt");
 const HOTSPOTS: &str = include_str!("../assets/rooms/hotspots.txt");
 
 /// The assets that come with a `.meta` file (their loader settings).
-const META_FILES: [&str; 5] = [
+const META_FILES: [&str; 6] = [
     "rooms/lobby.walk.png",
     "rooms/lobby_half.walk.png",
     "rooms/lobby.regions.walk.png",
     "rooms/lobby.hotspots.walk.png",
+    "rooms/lobby.behind.walk.png",
     "rooms/lobby.scale.png",
 ];
 
@@ -166,17 +169,13 @@ struct Room {
     half: Handle<WalkMask>,
 }
 
-/// A furniture layer: shown over the avatar when the avatar's feet are left of the
-/// directed line `a -> b` (room pixels, y down).
+/// A furniture layer whose line `a -> b` (room pixels, y down) is slanted (the fence
+/// and the closed gate): drawn over the avatar when the avatar's feet are left of it.
+/// Layers with a level line are sorted by it alone ([`Baseline::At`]).
 #[derive(Component)]
 struct Layer {
     a: Vec2,
     b: Vec2,
-    /// Back-to-front order among layers.
-    order: f32,
-    /// Drawn even when behind the avatar (not part of the background picture, or
-    /// needed over a gate leaf).
-    always: bool,
     gate: Option<bool>,
 }
 
@@ -284,11 +283,16 @@ fn setup(
             .observe(|_: On<Pointer<Out>>, mut status: ResMut<Status>| status.hover = None);
     }
 
-    // Furniture layers for depth sorting.
-    for (order, line) in PROPS
+    // Furniture layers, each drawn in front of the characters whose feet are above
+    // its line (`Baseline`); the pillars are walk-behinds cut from the picture by
+    // their own layer, the others are drawn from their own images.
+    let mut walk_behinds = WalkBehinds::new(
+        assets.load("rooms/lobby.behind.walk.png"),
+        assets.load("rooms/lobby.png"),
+    );
+    for line in PROPS
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .enumerate()
     {
         let f: Vec<&str> = line.split_whitespace().collect();
         let n: Vec<f32> = f[1..].iter().filter_map(|v| v.parse().ok()).collect();
@@ -297,25 +301,31 @@ fn setup(
             continue;
         }
         let name = f[0];
-        let gate = match name {
-            "gate_closed" => Some(false),
-            "gate_open" => Some(true),
-            _ => None,
-        };
-        commands.spawn((
-            Name::new(name.to_string()),
-            Sprite::from_image(assets.load(format!("rooms/props/{name}.png"))),
-            Anchor::TOP_LEFT,
-            Transform::from_xyz(n[0] - ROOM.x / 2.0, ROOM.y / 2.0 - n[1], 1.0),
-            Layer {
-                a: Vec2::new(n[4], n[5]),
-                b: Vec2::new(n[6], n[7]),
-                order: order as f32,
-                always: gate.is_some() || name == "fence",
-                gate,
-            },
-        ));
+        let (a, b) = (Vec2::new(n[4], n[5]), Vec2::new(n[6], n[7]));
+        let baseline = Baseline::At(ROOM.y / 2.0 - a.y);
+        match name {
+            "pillar_left" => walk_behinds = walk_behinds.with_walk_behind(1, ROOM.y / 2.0 - a.y),
+            "pillar_right" => walk_behinds = walk_behinds.with_walk_behind(2, ROOM.y / 2.0 - a.y),
+            _ => {
+                let gate = match name {
+                    "gate_closed" => Some(false),
+                    "gate_open" => Some(true),
+                    _ => None,
+                };
+                let mut prop = commands.spawn((
+                    Name::new(name.to_string()),
+                    Sprite::from_image(assets.load(format!("rooms/props/{name}.png"))),
+                    Anchor::TOP_LEFT,
+                    Transform::from_xyz(n[0] - ROOM.x / 2.0, ROOM.y / 2.0 - n[1], 1.0),
+                    baseline,
+                ));
+                if a.y != b.y || gate.is_some() {
+                    prop.insert(Layer { a, b, gate });
+                }
+            }
+        }
     }
+    commands.entity(entity).insert(walk_behinds);
 
     // The avatar: a 5 x 5 atlas of 128 x 256 frames (eight directions with mirroring), feet 8 px above the frame bottom.
     let layout = layouts.add(TextureAtlasLayout::from_grid(
@@ -337,6 +347,7 @@ fn setup(
             last: start,
             ..default()
         },
+        Baseline::Feet,
         Sprite::from_atlas_image(
             assets.load("sprites/avatar.png"),
             TextureAtlas {
@@ -364,6 +375,7 @@ fn setup(
             last: at,
             ..default()
         },
+        Baseline::Feet,
         Sprite::from_atlas_image(
             assets.load("sprites/waiter.png"),
             TextureAtlas {
@@ -593,7 +605,7 @@ fn sort_layers(
     room: Res<Room>,
     rooms: Query<&WalkRoom>,
     avatars: Query<&Transform, (With<PlayerWalker>, With<Avatar>)>,
-    mut layers: Query<(&Layer, &mut Transform, &mut Visibility), Without<Avatar>>,
+    mut layers: Query<(&Layer, &mut Baseline, &mut Visibility), Without<Avatar>>,
 ) {
     let Ok(avatar) = avatars.single() else { return };
     let feet = Vec2::new(
@@ -603,23 +615,23 @@ fn sort_layers(
     let open = rooms
         .get(room.entity)
         .is_ok_and(|r| r.areas.contains(GATE_AREA));
-    for (layer, mut transform, mut visibility) in &mut layers {
+    for (layer, mut baseline, mut visibility) in &mut layers {
+        if let Some(gate_open) = layer.gate {
+            visibility.set_if_neq(if gate_open == open {
+                Visibility::Inherited
+            } else {
+                Visibility::Hidden
+            });
+        }
+        if layer.a.y == layer.b.y {
+            continue;
+        }
+        // A slanted line: just in front of the avatar or just behind it.
         let d = layer.b - layer.a;
         let f = feet - layer.a;
         let in_front = d.x * f.y - d.y * f.x > 0.0;
-        let z = if in_front { 50.0 } else { 1.0 } + layer.order * 0.01;
-        if transform.translation.z != z {
-            transform.translation.z = z;
-        }
-        let shown = match layer.gate {
-            Some(gate_open) => gate_open == open,
-            None => layer.always || in_front,
-        };
-        visibility.set_if_neq(if shown {
-            Visibility::Inherited
-        } else {
-            Visibility::Hidden
-        });
+        let y = avatar.translation.y + if in_front { -0.5 } else { 0.5 };
+        baseline.set_if_neq(Baseline::At(y));
     }
 }
 

@@ -19,6 +19,9 @@
 //!   layer at 480 x 270, grey level = hotspot id (1 the bell on the desk, 2 the
 //!   painting, 3 the fountain, 4 the bench), and each hotspot's name, walk-to point
 //!   and facing on arrival (checked to be walkable for the avatar);
+//! * `rooms/lobby.behind.walk.png`: the walk-behind layer at 1920 x 1080 (the
+//!   picture's size), grey level = id: 1 the left pillar, 2 the right one (their
+//!   baselines are their lines in `props.txt`);
 //! * `rooms/lobby.scale.png`: a 240 x 135 scale map, a character's size at each
 //!   floor row (grey 0 = 0.8, 255 = 1.8; read with `DecodeRule::Indexed`);
 //! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
@@ -2653,6 +2656,19 @@ fn run(out: &Path) -> Result<(), String> {
 
     let bg_img = bg.to_rgb();
     save(|p| bg_img.save(p), &rooms.join("lobby.png"))?;
+    // the walk-behind layer: the two pillars, cut from lobby.png by the plugin
+    let mut behind = GrayImage::new(W, H);
+    for (id, pillar) in [(1u8, "pillar_left"), (2, "pillar_right")] {
+        let Some((_, layer, _)) = layers.iter().find(|(name, ..)| name == pillar) else {
+            return Err(format!("no {pillar} layer"));
+        };
+        for (x, y, p) in layer.to_rgba().enumerate_pixels() {
+            if p.0[3] >= 128 {
+                behind.put_pixel(x, y, Luma([id]));
+            }
+        }
+    }
+    save(|p| behind.save(p), &rooms.join("lobby.behind.walk.png"))?;
     let m = mask(W, H, &props);
     save(|p| m.save(p), &rooms.join("lobby.walk.png"))?;
     let half = mask(W / 2, H / 2, &props);
@@ -2680,6 +2696,7 @@ fn run(out: &Path) -> Result<(), String> {
         "lobby_half.walk.png",
         "lobby.regions.walk.png",
         "lobby.hotspots.walk.png",
+        "lobby.behind.walk.png",
         "lobby.scale.png",
     ] {
         let meta = rooms.join(format!("{name}.meta"));
