@@ -12,6 +12,15 @@ fn z(app: &App, entity: Entity) -> f32 {
     app.world().get::<Transform>(entity).unwrap().translation.z
 }
 
+/// The z `entity` is drawn at (after its parents').
+fn world_z(app: &App, entity: Entity) -> f32 {
+    app.world()
+        .get::<GlobalTransform>(entity)
+        .unwrap()
+        .translation()
+        .z
+}
+
 fn spawn_at(app: &mut App, y: f32, baseline: Baseline) -> Entity {
     app.world_mut()
         .spawn((Transform::from_xyz(0.0, y, 3.0), baseline))
@@ -53,12 +62,7 @@ fn lower_baselines_are_drawn_in_front_and_ties_keep_their_order() {
             );
         }
         // The child's feet are at world y = -30: in front of all of them.
-        let child_world = app
-            .world()
-            .get::<GlobalTransform>(child)
-            .unwrap()
-            .translation()
-            .z;
+        let child_world = world_z(&app, child);
         assert!(child_world > z(&app, fixed), "{child_world}");
         assert!((z(&app, child) + 20.0 - child_world).abs() < 1e-4);
         assert_eq!(z(&app, off), 3.0);
@@ -74,7 +78,7 @@ fn lower_baselines_are_drawn_in_front_and_ties_keep_their_order() {
         .translation
         .y = -20.0;
     app.update();
-    let child_world = app.world().get::<GlobalTransform>(child).unwrap().translation().z;
+    let child_world = world_z(&app, child);
     assert!(z(&app, top) > z(&app, fixed) && z(&app, top) < child_world);
     app.world_mut().resource_mut::<DepthSorting>().enabled = false;
     let before = z(&app, top);
@@ -178,13 +182,6 @@ mod walk_behinds {
         // A character at y = -2 is in front of the pillar and behind the counter.
         let character = spawn_at(&mut app, -2.0, Baseline::Feet);
         app.update();
-        let world_z = |app: &App, e: Entity| {
-            app.world()
-                .get::<GlobalTransform>(e)
-                .unwrap()
-                .translation()
-                .z
-        };
         assert!(world_z(&app, pillar) < world_z(&app, character));
         assert!(world_z(&app, character) < world_z(&app, counter));
         // The counter's baseline moves above the character, then it is switched off.

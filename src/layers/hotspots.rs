@@ -555,6 +555,27 @@ pub(crate) fn start_interaction(
     }
 }
 
+/// `walker`'s interaction, if it is the one of `request`.
+fn interaction_of<'a>(
+    walkers: &'a Query<&Interacting>,
+    walker: Entity,
+    request: RequestId,
+) -> Option<&'a Interacting> {
+    walkers
+        .get(walker)
+        .ok()
+        .filter(|interacting| interacting.request == request)
+}
+
+/// How an interaction whose walk-to point is out of reach ends, for a walker at
+/// `position`: acted on anyway, or reported.
+fn out_of_reach(policy: UnreachablePolicy, position: Vec2) -> Ending {
+    match policy {
+        UnreachablePolicy::ActAnyway => Ending::Arrived(position),
+        _ => Ending::Unreachable(position),
+    }
+}
+
 /// Queues the end of the interaction of `request`, if `walker` still has it.
 fn queue_settle(commands: &mut Commands, walker: Entity, request: RequestId, ending: Ending) {
     commands.queue(move |world: &mut World| settle(world, walker, request, ending));
@@ -575,10 +596,7 @@ pub(crate) fn interaction_unreachable(
         return;
     }
     let position = walker_xy(transform, child_of, &parents);
-    let ending = match interacting.unreachable {
-        UnreachablePolicy::ActAnyway => Ending::Arrived(position),
-        _ => Ending::Unreachable(position),
-    };
+    let ending = out_of_reach(interacting.unreachable, position);
     queue_settle(&mut commands, ev.entity, ev.request, ending);
 }
 
@@ -588,10 +606,7 @@ pub(crate) fn interaction_request_cancelled(
     walkers: Query<&Interacting>,
     mut commands: Commands,
 ) {
-    if walkers
-        .get(ev.entity)
-        .is_ok_and(|interacting| interacting.request == ev.request)
-    {
+    if interaction_of(&walkers, ev.entity, ev.request).is_some() {
         queue_settle(&mut commands, ev.entity, ev.request, Ending::Cancelled);
     }
 }
@@ -604,12 +619,9 @@ pub(crate) fn interaction_walk_arrived(
     hotspots: Query<&Hotspot>,
     mut commands: Commands,
 ) {
-    let Ok(interacting) = walkers.get(ev.entity) else {
+    let Some(interacting) = interaction_of(&walkers, ev.entity, ev.request) else {
         return;
     };
-    if interacting.request != ev.request {
-        return;
-    }
     let enabled = hotspots
         .get(interacting.hotspot)
         .is_ok_and(|hotspot| hotspot.enabled);
@@ -642,15 +654,11 @@ pub(crate) fn interaction_walk_stopped(
     walkers: Query<&Interacting>,
     mut commands: Commands,
 ) {
-    let Ok(interacting) = walkers.get(ev.entity) else {
+    let Some(interacting) = interaction_of(&walkers, ev.entity, ev.request) else {
         return;
     };
-    if interacting.request != ev.request {
-        return;
-    }
-    let ending = match (ev.reason, interacting.unreachable) {
-        (StopReason::Blocked, UnreachablePolicy::ActAnyway) => Ending::Arrived(ev.position),
-        (StopReason::Blocked, _) => Ending::Unreachable(ev.position),
+    let ending = match ev.reason {
+        StopReason::Blocked => out_of_reach(interacting.unreachable, ev.position),
         _ => Ending::Cancelled,
     };
     queue_settle(&mut commands, ev.entity, ev.request, ending);
