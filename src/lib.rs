@@ -160,6 +160,9 @@ pub use input::{ClickInput, ClickToWalk, WalkCamera};
 #[cfg(feature = "walk_behinds")]
 pub use layers::walk_behinds::{WalkBehind, WalkBehinds};
 pub use layers::{
+    Edge, ExitCommandsExt, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, WalkedOffEdge,
+};
+pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
     InteractionCancelled, InteractionUnreachable, Region, RegionEntered, RegionExited,
     UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
@@ -192,14 +195,15 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, DepthScale, DepthSorting,
-        FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, InRegion,
-        Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
-        PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker,
-        RegionEntered, RegionExited, RequestId, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
+        ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
+        HotspotCommandsExt, InRegion, Interacting, InteractionArrived, InteractionCancelled,
+        InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
+        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RequestId, RoomEdges, RoomExit,
+        RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
         WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask,
         WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions,
-        WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, Walker,
-        WalkmaskPlugin, WalkmaskSystems,
+        WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning,
+        WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -406,6 +410,11 @@ impl Plugin for WalkmaskPlugin {
                 PostUpdate,
                 depth::sort_by_baseline.before(bevy::transform::TransformSystems::Propagate),
             )
+            .register_type::<RoomEdges>()
+            .register_type::<RoomExit>()
+            .register_type::<SpawnPoint>()
+            .add_message::<WalkedOffEdge>()
+            .add_message::<RoomExitRequested>()
             .add_message::<InteractionArrived>()
             .add_message::<InteractionCancelled>()
             .add_message::<InteractionUnreachable>()
@@ -490,6 +499,7 @@ impl Plugin for WalkmaskPlugin {
                     scaling::follow_depth,
                     crowd::avoid::gather_crowd,
                     layers::regions::track_regions,
+                    layers::exits::track_edges,
                 )
                     .chain_ignore_deferred(),
             )
@@ -529,7 +539,12 @@ impl Plugin for WalkmaskPlugin {
             .add_observer(layers::hotspots::interaction_walk_arrived)
             .add_observer(layers::hotspots::interaction_walk_stopped)
             .add_observer(layers::hotspots::interaction_walker_removed)
-            .add_observer(layers::hotspots::hotspot_removed);
+            .add_observer(layers::hotspots::hotspot_removed)
+            .add_observer(layers::exits::leave_through_exit)
+            .add_observer(layers::exits::walked_off)
+            .add_observer(layers::exits::walk_off_dropped)
+            .add_observer(layers::exits::walk_off_cancelled)
+            .add_observer(layers::exits::walk_off_unreachable);
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room)
             .add_observer(input::hold_pressed_room)

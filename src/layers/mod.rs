@@ -6,6 +6,9 @@
 //! * [`hotspots`]: a hotspot layer ([`WalkHotspots`]) whose ids are [`Hotspot`]
 //!   entities: picked by the pointer, and walked to before they are acted on
 //!   ([`InteractionArrived`]).
+//! * [`exits`]: room edges ([`RoomEdges`], [`WalkedOffEdge`]), exit hotspots
+//!   ([`RoomExit`], [`RoomExitRequested`]) and spawn points ([`SpawnPoint`],
+//!   [`ExitCommandsExt::enter_room`]).
 //! * `walk_behinds` (cargo feature `walk_behinds`): parts of the room's picture cut
 //!   out by a layer and drawn over the characters behind them, sorted by
 //!   [`Baseline`](crate::Baseline).
@@ -15,11 +18,15 @@
 //! grey level as its id), and is the room's walk-mask size or smaller by a whole
 //! factor ([`walkmask::layer::LayerScale`]).
 
+pub mod exits;
 pub mod hotspots;
 pub mod regions;
 #[cfg(feature = "walk_behinds")]
 pub mod walk_behinds;
 
+pub use exits::{
+    Edge, ExitCommandsExt, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, WalkedOffEdge,
+};
 pub use hotspots::{
     Hotspot, HotspotClicks, HotspotCommandsExt, Interacting, InteractionArrived,
     InteractionCancelled, InteractionUnreachable, UnreachablePolicy, Verb, WalkHotspots,

@@ -1,0 +1,431 @@
+//! Ways out of a room and in: edges walkers walk off, exit hotspots, spawn points.
+//!
+//! * [`RoomEdges`] on a room: a walker whose feet cross one of its lines from inside
+//!   gets [`WalkedOffEdge`] (whatever moved it). A walker first seen outside an edge
+//!   gets nothing until it has come in.
+//! * [`RoomExit`] on a [`Hotspot`](crate::Hotspot): once a walker's interaction with
+//!   it arrives, the walker walks on to [`RoomExit::walk_off`] if there is one (off
+//!   screen, ignoring the mask), then [`RoomExitRequested`] says where the game should
+//!   take it.
+//! * [`SpawnPoint`]s, children of a room with a `Transform`, are where walkers come in:
+//!   [`ExitCommandsExt::enter_room`] stops a walker, puts it in the room at the named
+//!   spawn point and turns it.
+
+use bevy::prelude::*;
+
+use super::hotspots::InteractionArrived;
+use crate::asset::WalkMask;
+use crate::facing::{FaceTarget, FacingDirection, turn};
+use crate::outcome::{Arrived, PathCancelled, PathUnreachable, WalkStopped};
+use crate::placement::{Parents, entity_world_xy, set_entity_world_xy, walker_xy};
+use crate::request::{RequestId, WalkRequest, WalkRoute};
+use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::walk::accept::accept_request;
+use crate::walk::end::stop_walker;
+use crate::walker::Walker;
+
+/// One of a room's four edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Clone, Debug, PartialEq, Hash)]
+pub enum Edge {
+    /// The line at [`RoomEdges::left`].
+    Left,
+    /// The line at [`RoomEdges::right`].
+    Right,
+    /// The line at [`RoomEdges::top`].
+    Top,
+    /// The line at [`RoomEdges::bottom`].
+    Bottom,
+}
+
+/// A room's edges: lines (world x or y) that walkers walk off the room across. An
+/// edge left `None` is not there.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::prelude::*;
+///
+/// fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+///     commands.spawn((
+///         WalkRoom::new(assets.load("rooms/street.walk.png")),
+///         RoomEdges::default().with_left(-900.0).with_right(900.0),
+///     ));
+///     commands.add_observer(|off: On<WalkedOffEdge>| info!("{} left by the {:?} edge", off.entity, off.edge));
+/// }
+/// # bevy::ecs::system::assert_is_system(setup);
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
+pub struct RoomEdges {
+    /// Walkers whose feet are left of this x are off the left edge.
+    pub left: Option<f32>,
+    /// Walkers whose feet are right of this x are off the right edge.
+    pub right: Option<f32>,
+    /// Walkers whose feet are above this y are off the top edge.
+    pub top: Option<f32>,
+    /// Walkers whose feet are below this y are off the bottom edge.
+    pub bottom: Option<f32>,
+}
+
+impl RoomEdges {
+    /// With the left edge at world x `x`.
+    pub fn with_left(mut self, x: f32) -> Self {
+        self.left = Some(x);
+        self
+    }
+
+    /// With the right edge at world x `x`.
+    pub fn with_right(mut self, x: f32) -> Self {
+        self.right = Some(x);
+        self
+    }
+
+    /// With the top edge at world y `y`.
+    pub fn with_top(mut self, y: f32) -> Self {
+        self.top = Some(y);
+        self
+    }
+
+    /// With the bottom edge at world y `y`.
+    pub fn with_bottom(mut self, y: f32) -> Self {
+        self.bottom = Some(y);
+        self
+    }
+
+    /// The edge a walker with its feet at `p` (world) is off, if any (left and right
+    /// before top and bottom).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::{Edge, RoomEdges};
+    /// let edges = RoomEdges::default().with_left(-10.0).with_bottom(-5.0);
+    /// assert_eq!(edges.off(Vec2::new(-11.0, 0.0)), Some(Edge::Left));
+    /// assert_eq!(edges.off(Vec2::new(0.0, -6.0)), Some(Edge::Bottom));
+    /// assert_eq!(edges.off(Vec2::ZERO), None);
+    /// ```
+    pub fn off(&self, p: Vec2) -> Option<Edge> {
+        if self.left.is_some_and(|x| p.x < x) {
+            Some(Edge::Left)
+        } else if self.right.is_some_and(|x| p.x > x) {
+            Some(Edge::Right)
+        } else if self.top.is_some_and(|y| p.y > y) {
+            Some(Edge::Top)
+        } else if self.bottom.is_some_and(|y| p.y < y) {
+            Some(Edge::Bottom)
+        } else {
+            None
+        }
+    }
+}
+
+/// A walker walked off a room's edge: an [`EntityEvent`] on the walker and a
+/// [`Message`].
+#[derive(EntityEvent, Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkedOffEdge {
+    /// The walker.
+    pub entity: Entity,
+    /// The room.
+    pub room: Entity,
+    /// The edge.
+    pub edge: Edge,
+}
+
+/// Which side of its room's edges a walker was on last frame (added by the plugin).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct EdgeSide {
+    room: Entity,
+    off: Option<Edge>,
+}
+
+/// Follows walkers across their room's edges (after walkers moved) and sends
+/// [`WalkedOffEdge`] for every crossing from inside.
+pub(crate) fn track_edges(
+    mut commands: Commands,
+    walkers: Query<(
+        Entity,
+        &Walker,
+        &Transform,
+        Option<&ChildOf>,
+        Option<&EdgeSide>,
+    )>,
+    rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
+    edges: Query<&RoomEdges>,
+    parents: Parents,
+    masks: Res<Assets<WalkMask>>,
+) {
+    if edges.is_empty() {
+        return;
+    }
+    for (entity, walker, transform, child_of, side) in &walkers {
+        let position = walker_xy(transform, child_of, &parents);
+        let RoomLookup::Found(room) = room_of(walker.room, position, rooms.iter(), &masks) else {
+            continue;
+        };
+        let Ok(room_edges) = edges.get(room) else {
+            continue;
+        };
+        let off = room_edges.off(position);
+        let now = EdgeSide { room, off };
+        if side == Some(&now) {
+            continue;
+        }
+        if let (Some(edge), Some(before)) = (off, side)
+            && before.room == room
+            && before.off.is_none()
+        {
+            let event = WalkedOffEdge { entity, room, edge };
+            commands.queue(move |world: &mut World| {
+                world.write_message(event);
+                world.trigger(event);
+            });
+        }
+        commands.entity(entity).try_insert(now);
+    }
+}
+
+/// Makes a [`Hotspot`](crate::Hotspot) an exit: a walker that arrives at it (any
+/// verb the hotspot walks for) walks on to `walk_off`, if given, then gets
+/// [`RoomExitRequested`].
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::prelude::*;
+///
+/// fn door(mut commands: Commands, room: Entity) {
+///     commands.spawn((
+///         Hotspot::new(5, "door").with_walk_to(Vec2::new(400.0, -60.0)),
+///         RoomExit::new("garden", "from the lobby").with_walk_off(Vec2::new(520.0, -60.0)),
+///         ChildOf(room),
+///     ));
+/// }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
+pub struct RoomExit {
+    /// Where it leads: the game's name for the room.
+    pub to: String,
+    /// The spawn point there ([`SpawnPoint::name`]).
+    pub spawn: String,
+    /// A point (world) to walk on to before leaving, through walls and off the mask
+    /// (out of the picture), or `None` to leave from the walk-to point.
+    pub walk_off: Option<Vec2>,
+}
+
+impl RoomExit {
+    /// An exit to the room the game calls `to`, coming in at spawn point `spawn`.
+    pub fn new(to: impl Into<String>, spawn: impl Into<String>) -> Self {
+        Self {
+            to: to.into(),
+            spawn: spawn.into(),
+            walk_off: None,
+        }
+    }
+
+    /// Walks on to `point` (world) before leaving.
+    pub fn with_walk_off(mut self, point: Vec2) -> Self {
+        self.walk_off = Some(point);
+        self
+    }
+}
+
+/// A walker went through a [`RoomExit`]: the game changes room (and calls
+/// [`ExitCommandsExt::enter_room`]). An [`EntityEvent`] on the walker and a
+/// [`Message`].
+#[derive(EntityEvent, Message, Clone, Debug, PartialEq)]
+pub struct RoomExitRequested {
+    /// The walker.
+    pub entity: Entity,
+    /// The exit hotspot.
+    pub exit: Entity,
+    /// [`RoomExit::to`].
+    pub to: String,
+    /// [`RoomExit::spawn`].
+    pub spawn: String,
+}
+
+/// A walker walking off through an exit (added by the plugin).
+#[derive(Component, Clone, Debug, PartialEq)]
+pub(crate) struct LeavingBy {
+    exit: Entity,
+    request: RequestId,
+}
+
+/// Sends [`RoomExitRequested`] for `walker` through `exit`.
+fn request_exit(world: &mut World, walker: Entity, exit: Entity) {
+    let Some(room_exit) = world.get::<RoomExit>(exit).cloned() else {
+        return;
+    };
+    let event = RoomExitRequested {
+        entity: walker,
+        exit,
+        to: room_exit.to,
+        spawn: room_exit.spawn,
+    };
+    world.write_message(event.clone());
+    if world.get_entity(walker).is_ok() {
+        world.trigger(event);
+    }
+}
+
+/// An interaction with an exit arrived: walk off, or leave at once.
+pub(crate) fn leave_through_exit(
+    arrived: On<InteractionArrived>,
+    exits: Query<&RoomExit>,
+    mut commands: Commands,
+) {
+    let Ok(room_exit) = exits.get(arrived.hotspot) else {
+        return;
+    };
+    let (walker, exit) = (arrived.walker, arrived.hotspot);
+    let walk_off = room_exit.walk_off.filter(|p| p.is_finite());
+    commands.queue(move |world: &mut World| {
+        let Some(point) = walk_off else {
+            request_exit(world, walker, exit);
+            return;
+        };
+        let request =
+            WalkRequest::new(walker, point).with_route(WalkRoute::Anywhere { via: Vec::new() });
+        let Ok(mut entity) = world.get_entity_mut(walker) else {
+            return;
+        };
+        entity.insert(LeavingBy {
+            exit,
+            request: request.id,
+        });
+        accept_request(world, request);
+    });
+}
+
+/// The walk off an exit ended: at its end, the exit is requested; any other end
+/// (another request, a stop) drops it.
+pub(crate) fn walked_off(ev: On<Arrived>, leaving: Query<&LeavingBy>, mut commands: Commands) {
+    let Ok(leaving) = leaving.get(ev.entity) else {
+        return;
+    };
+    if leaving.request != ev.request {
+        return;
+    }
+    let (walker, exit) = (ev.entity, leaving.exit);
+    commands.queue(move |world: &mut World| {
+        if let Ok(mut entity) = world.get_entity_mut(walker) {
+            entity.remove::<LeavingBy>();
+        }
+        request_exit(world, walker, exit);
+    });
+}
+
+/// Drops a walk off an exit that ended any other way.
+fn drop_leaving(commands: &mut Commands, walker: Entity, request: RequestId) {
+    commands.queue(move |world: &mut World| {
+        if let Ok(mut entity) = world.get_entity_mut(walker)
+            && entity
+                .get::<LeavingBy>()
+                .is_some_and(|l| l.request == request)
+        {
+            entity.remove::<LeavingBy>();
+        }
+    });
+}
+
+/// A walk off an exit stopped, cancelled or unanswered: no exit.
+pub(crate) fn walk_off_dropped(ev: On<WalkStopped>, mut commands: Commands) {
+    drop_leaving(&mut commands, ev.entity, ev.request);
+}
+
+/// A walk off an exit cancelled before it started: no exit.
+pub(crate) fn walk_off_cancelled(ev: On<PathCancelled>, mut commands: Commands) {
+    drop_leaving(&mut commands, ev.entity, ev.request);
+}
+
+/// A walk off an exit with no path (a point that is not finite): no exit.
+pub(crate) fn walk_off_unreachable(ev: On<PathUnreachable>, mut commands: Commands) {
+    drop_leaving(&mut commands, ev.entity, ev.request);
+}
+
+/// Where walkers come into a room: a child of the room with a `Transform` (its
+/// position is the spawn point).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{FacingDirection, SpawnPoint};
+///
+/// fn gate(mut commands: Commands, garden: Entity) {
+///     commands.spawn((
+///         SpawnPoint::new("from the lobby").facing(FacingDirection::Right),
+///         Transform::from_xyz(-700.0, -80.0, 0.0),
+///         ChildOf(garden),
+///     ));
+/// }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
+#[require(Transform)]
+pub struct SpawnPoint {
+    /// Its name, as exits name it ([`RoomExit::spawn`]).
+    pub name: String,
+    /// The direction a walker faces when it comes in here.
+    pub facing: Option<FacingDirection>,
+}
+
+impl SpawnPoint {
+    /// A spawn point named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            facing: None,
+        }
+    }
+
+    /// Walkers coming in here face `direction`.
+    pub fn facing(mut self, direction: FacingDirection) -> Self {
+        self.facing = Some(direction);
+        self
+    }
+}
+
+/// Room changes.
+pub trait ExitCommandsExt {
+    /// Stops the walker and puts it in `room` at the [`SpawnPoint`] named `spawn`
+    /// (a child of `room`), facing the spawn point's direction: its
+    /// [`Walker::room`](crate::Walker::room) becomes `room`. A room without such a
+    /// spawn point leaves the walker where it is, with a warning.
+    fn enter_room(&mut self, room: Entity, spawn: impl Into<String>) -> &mut Self;
+}
+
+impl ExitCommandsExt for EntityCommands<'_> {
+    fn enter_room(&mut self, room: Entity, spawn: impl Into<String>) -> &mut Self {
+        let (walker, spawn) = (self.id(), spawn.into());
+        self.commands().queue(move |world: &mut World| {
+            enter_room(world, walker, room, &spawn);
+        });
+        self
+    }
+}
+
+/// Puts `walker` in `room` at its spawn point `spawn` (see
+/// [`ExitCommandsExt::enter_room`]).
+fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
+    let mut points = world.query::<(Entity, &SpawnPoint, &ChildOf)>();
+    let found = points
+        .iter(world)
+        .find(|(_, point, child_of)| child_of.parent() == room && point.name == spawn)
+        .map(|(entity, point, _)| (entity, point.facing));
+    let Some((point, facing)) = found else {
+        warn!("{walker} stays where it is: room {room} has no spawn point named {spawn:?}");
+        return;
+    };
+    let Some(at) = entity_world_xy(world, point) else {
+        return;
+    };
+    if world.get::<Walker>(walker).is_none() {
+        return;
+    }
+    stop_walker(world, walker);
+    if let Some(mut settings) = world.get_mut::<Walker>(walker) {
+        settings.room = Some(room);
+    }
+    set_entity_world_xy(world, walker, at);
+    if let (Some(direction), Ok(mut entity)) = (facing, world.get_entity_mut(walker)) {
+        turn(&mut entity, FaceTarget::Direction(direction), at);
+    }
+}
