@@ -137,17 +137,20 @@ pub(crate) struct EdgeSide {
     off: Option<Edge>,
 }
 
+/// A walker as [`track_edges`] follows it.
+type EdgeWalker = (
+    Entity,
+    &'static Walker,
+    &'static Transform,
+    Option<&'static ChildOf>,
+    Option<&'static EdgeSide>,
+);
+
 /// Follows walkers across their room's edges (after walkers moved) and sends
 /// [`WalkedOffEdge`] for every crossing from inside.
 pub(crate) fn track_edges(
     mut commands: Commands,
-    walkers: Query<(
-        Entity,
-        &Walker,
-        &Transform,
-        Option<&ChildOf>,
-        Option<&EdgeSide>,
-    )>,
+    walkers: Query<EdgeWalker>,
     rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
     edges: Query<&RoomEdges>,
     parents: Parents,

@@ -112,7 +112,7 @@ pub(crate) struct CutFrom {
 
 /// Cuts the walk-behinds of every room whose layer, picture or list of ids changed,
 /// and keeps the cut-outs' baselines and visibility in step with [`WalkBehinds`].
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn cut_walk_behinds(
     mut commands: Commands,
     rooms: Query<(Entity, &WalkBehinds, Option<&CutFrom>)>,
