@@ -137,6 +137,7 @@ fn main() {
             click_marker,
             hover_preview,
             announce_ready,
+            check_layers,
             prepare_gizmo_pipelines,
             log_builds,
             pace_waiter.before(WalkmaskSystems::Plan),
@@ -734,6 +735,27 @@ fn update_texts(
             text.0 = line.clone();
         }
     }
+}
+
+/// Once the room's layers and grid are ready, reports what is wrong with them (the
+/// author's check; nothing, for this room).
+fn check_layers(room: Res<Room>, query: WalkQuery, mut done: Local<bool>) {
+    if *done {
+        return;
+    }
+    let problems = match query
+        .room(room.entity)
+        .and_then(|view| view.with_radius(AVATAR_RADIUS).check_layers())
+    {
+        Ok(problems) => problems,
+        // Not loaded or prepared yet: next frame.
+        Err(_) => return,
+    };
+    *done = true;
+    for problem in &problems {
+        warn!("room layers: {problem}");
+    }
+    info!("room layers checked: {} problem(s)", problems.len());
 }
 
 /// Logs `ready` once the room's picture and walk mask have loaded: from then on a

@@ -164,8 +164,8 @@ pub use layers::{
 };
 pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
-    InteractionCancelled, InteractionUnreachable, Region, RegionEntered, RegionExited,
-    UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
+    InteractionCancelled, InteractionUnreachable, LayerProblem, Region, RegionEntered,
+    RegionExited, UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
 };
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{

@@ -32,8 +32,9 @@ use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
 use crate::layers::WalkRegions;
+use crate::layers::exits::SpawnPoint;
 use crate::layers::hotspots::HotspotLookup;
-use crate::layers::layer_id_at;
+use crate::layers::{LayerProblem, first_pixels, layer_id_at, placed_layer};
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, clearance_pixels, walker_areas};
 use crate::plan::grid_cache::GridKey;
@@ -210,6 +211,18 @@ pub struct WalkQuery<'w, 's> {
     parents: Parents<'w, 's>,
     regions: Query<'w, 's, &'static WalkRegions>,
     hotspots: HotspotLookup<'w, 's>,
+    spawn_points: Query<
+        'w,
+        's,
+        (
+            Entity,
+            &'static SpawnPoint,
+            &'static ChildOf,
+            &'static GlobalTransform,
+        ),
+    >,
+    #[cfg(feature = "walk_behinds")]
+    walk_behinds: Query<'w, 's, &'static crate::layers::walk_behinds::WalkBehinds>,
     masks: Res<'w, Assets<WalkMask>>,
     planner: Res<'w, Planner>,
     paths: Res<'w, PathQueries>,
@@ -371,6 +384,99 @@ impl RoomView<'_, '_, '_> {
     /// finite.
     pub fn hotspot_at(&self, point: Vec2) -> Option<Entity> {
         self.query.hotspots.in_room(self.room, point)
+    }
+
+    /// What is wrong with the room's layers, for a walker of this view's areas and
+    /// radius: hotspots without pixels and hotspot pixels without hotspots, named
+    /// regions without pixels, walk-behind pixels without a baseline, walk-to points
+    /// and spawn points that are not walkable, walk-to points that a walker coming
+    /// in at a spawn point cannot reach, layers that do not fit. Layers still loading
+    /// are left out; [`WalkQueryError::Preparing`] while the grid is prepared.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::WalkQuery;
+    ///
+    /// fn report(query: WalkQuery, rooms: Query<Entity, With<bevy_walkmask::WalkRoom>>) {
+    ///     for room in &rooms {
+    ///         let problems = query.room(room).and_then(|view| view.with_radius(14.0).check_layers());
+    ///         for problem in problems.iter().flatten() {
+    ///             warn!("room {room}: {problem}");
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(report);
+    /// ```
+    pub fn check_layers(&self) -> Result<Vec<LayerProblem>, WalkQueryError> {
+        let mut problems = Vec::new();
+        let walk_tos = self.query.hotspots.check(self.room, &mut problems);
+        if let Ok(regions) = self.query.regions.get(self.room) {
+            match placed_layer(&regions.layer, &self.query.masks, self.mask.size()) {
+                Ok(Some((layer, _))) => {
+                    let first = first_pixels(layer);
+                    problems.extend(
+                        regions
+                            .regions
+                            .iter()
+                            .filter(|r| !r.name.is_empty() && first[r.id as usize].is_none())
+                            .map(|r| LayerProblem::RegionWithoutPixels { id: r.id }),
+                    );
+                }
+                Ok(None) => {}
+                Err(why) => problems.push(LayerProblem::Unusable {
+                    layer: "regions",
+                    why,
+                }),
+            }
+        }
+        #[cfg(feature = "walk_behinds")]
+        if let Ok(behinds) = self.query.walk_behinds.get(self.room)
+            && let Some(layer) = self.query.masks.get(&behinds.layer)
+        {
+            let first = first_pixels(layer.core());
+            for (id, pixel) in first.iter().enumerate().skip(1) {
+                if let Some(pixel) = *pixel
+                    && !behinds.baselines.iter().any(|(b, _)| *b as usize == id)
+                {
+                    problems.push(LayerProblem::WalkBehindWithoutBaseline {
+                        id: id as u8,
+                        pixel,
+                    });
+                }
+            }
+        }
+        let walkable = |p: Vec2| match self.is_walkable(p) {
+            Err(WalkQueryError::NotFinite) => Ok(false),
+            other => other,
+        };
+        let mut spawns = Vec::new();
+        for (spawn, _, child_of, global) in &self.query.spawn_points {
+            if child_of.parent() != self.room {
+                continue;
+            }
+            let point = global.translation().truncate();
+            if walkable(point)? {
+                spawns.push((spawn, point));
+            } else {
+                problems.push(LayerProblem::SpawnPointNotWalkable { spawn, point });
+            }
+        }
+        for (hotspot, point) in walk_tos {
+            if !walkable(point)? {
+                problems.push(LayerProblem::WalkToNotWalkable { hotspot, point });
+                continue;
+            }
+            for &(spawn, from) in &spawns {
+                if !self.is_reachable(from, point)? {
+                    problems.push(LayerProblem::WalkToUnreachable {
+                        hotspot,
+                        point,
+                        spawn,
+                    });
+                }
+            }
+        }
+        Ok(problems)
     }
 
     /// Whether a walker of this view's areas and radius may stand at `point`.

@@ -579,3 +579,99 @@ fn the_picking_backend_hits_hotspots_under_the_pointer() {
     r.app.world_mut().entity_mut(sign).insert(Pickable::IGNORE);
     assert!(hits_at(&mut r, px(31, 12)).is_empty());
 }
+
+/// The layer check reports hotspots without pixels, pixels without hotspots,
+/// walk-to points off the floor or out of reach from a spawn point, spawn points
+/// off the floor and named regions without pixels, and nothing about what is right.
+#[test]
+fn the_layer_check_reports_what_is_wrong_with_the_layers() {
+    let mut r = room(Pace::Exact(0), 2, vault());
+    let room = r.room;
+    let (bell, sign, vault, lamp) = (r.bell, r.sign, r.vault, r.lamp);
+    // The lamp has no walk-to point; give the sign one in the wall.
+    r.app
+        .world_mut()
+        .entity_mut(sign)
+        .insert(Hotspot::new(2, "sign").with_walk_to(px(31, 12)));
+    let ghost = r
+        .app
+        .world_mut()
+        .spawn((Hotspot::new(9, "ghost"), ChildOf(room)))
+        .id();
+    r.app.world_mut().despawn(lamp);
+    let door = r
+        .app
+        .world_mut()
+        .spawn((
+            SpawnPoint::new("door"),
+            Transform::from_translation(px(36, 44).extend(0.0)),
+            ChildOf(room),
+        ))
+        .id();
+    let wall = r
+        .app
+        .world_mut()
+        .spawn((
+            SpawnPoint::new("wall"),
+            Transform::from_translation(px(31, 20).extend(0.0)),
+            ChildOf(room),
+        ))
+        .id();
+    let regions = add_mask(&mut r.app, 64, 48, |x, _| u8::from(x < 3));
+    r.app.world_mut().entity_mut(room).insert(
+        WalkRegions::new(regions)
+            .with_region(1, "edge")
+            .with_region(2, "nowhere"),
+    );
+    let problems = loop {
+        r.app.update();
+        let found = r
+            .app
+            .world_mut()
+            .run_system_once(move |query: WalkQuery| {
+                query.room(room).and_then(|v| v.check_layers())
+            })
+            .unwrap();
+        match found {
+            Err(bevy_walkmask::WalkQueryError::Preparing) => continue,
+            other => break other.unwrap(),
+        }
+    };
+    use bevy_walkmask::LayerProblem as P;
+    let expected = [
+        P::HotspotWithoutPixels {
+            hotspot: ghost,
+            id: 9,
+        },
+        P::PixelsWithoutHotspot {
+            id: 4,
+            pixel: UVec2::new(5, 2),
+        },
+        P::RegionWithoutPixels { id: 2 },
+        P::SpawnPointNotWalkable {
+            spawn: wall,
+            point: px(31, 20),
+        },
+        P::WalkToNotWalkable {
+            hotspot: sign,
+            point: px(31, 12),
+        },
+        P::WalkToUnreachable {
+            hotspot: vault,
+            point: px(58, 40),
+            spawn: door,
+        },
+    ];
+    for problem in &expected {
+        assert!(
+            problems.contains(problem),
+            "{problem} missing from {problems:#?}"
+        );
+    }
+    assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+    assert!(
+        !problems
+            .iter()
+            .any(|p| format!("{p:?}").contains(&format!("{bell:?}")))
+    );
+}

@@ -723,6 +723,63 @@ pub(crate) struct HotspotLookup<'w, 's> {
 }
 
 impl HotspotLookup<'_, '_> {
+    /// The problems of `room`'s hotspot layer against its hotspots (ids without
+    /// pixels, pixels without hotspots), and its hotspots' walk-to points.
+    pub(crate) fn check(
+        &self,
+        room: Entity,
+        problems: &mut Vec<super::LayerProblem>,
+    ) -> Vec<(Entity, Vec2)> {
+        use super::LayerProblem;
+        let spots: Vec<(Entity, &Hotspot)> = self
+            .hotspots
+            .iter()
+            .filter(|(_, _, child_of)| child_of.parent() == room)
+            .map(|(entity, hotspot, _)| (entity, hotspot))
+            .collect();
+        let walk_tos = spots
+            .iter()
+            .filter_map(|(entity, hotspot)| Some((*entity, hotspot.walk_to?)))
+            .collect();
+        let Ok((_, walk_room, _, layer)) = self.rooms.get(room) else {
+            return walk_tos;
+        };
+        let Some(mask) = self.masks.get(&walk_room.mask) else {
+            return walk_tos;
+        };
+        let layer = match placed_layer(&layer.layer, &self.masks, mask.size()) {
+            Ok(Some((layer, _))) => layer,
+            Ok(None) => return walk_tos,
+            Err(why) => {
+                problems.push(LayerProblem::Unusable {
+                    layer: "hotspots",
+                    why,
+                });
+                return walk_tos;
+            }
+        };
+        let first = super::first_pixels(layer);
+        for &(hotspot, spot) in &spots {
+            if first[spot.id as usize].is_none() || spot.id == 0 {
+                problems.push(LayerProblem::HotspotWithoutPixels {
+                    hotspot,
+                    id: spot.id,
+                });
+            }
+        }
+        for (id, pixel) in first.iter().enumerate().skip(1) {
+            if let Some(pixel) = *pixel
+                && !spots.iter().any(|(_, spot)| spot.id as usize == id)
+            {
+                problems.push(LayerProblem::PixelsWithoutHotspot {
+                    id: id as u8,
+                    pixel,
+                });
+            }
+        }
+        walk_tos
+    }
+
     /// The enabled hotspot of `room` at `point` (world), if any.
     pub(crate) fn in_room(&self, room: Entity, point: Vec2) -> Option<Entity> {
         let (_, walk_room, global, layer) = self.rooms.get(room).ok()?;

@@ -40,6 +40,130 @@ use walkmask::layer::LayerScale;
 use crate::asset::WalkMask;
 use crate::room::MaskMapping;
 
+/// Something wrong with a room's layers, found by
+/// [`RoomView::check_layers`](crate::RoomView::check_layers): a report for the
+/// room's author, while the game is being made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LayerProblem {
+    /// A layer cannot be placed over the walk mask (its size is no whole fraction of
+    /// the mask's), or a walk-behind layer is not its picture's size.
+    Unusable {
+        /// Which layer: "hotspots", "regions" or "walk-behinds".
+        layer: &'static str,
+        /// Why.
+        why: String,
+    },
+    /// A [`Hotspot`] whose id has no pixel in the hotspot layer: it can never be
+    /// pointed at.
+    HotspotWithoutPixels {
+        /// The hotspot.
+        hotspot: Entity,
+        /// Its id.
+        id: u8,
+    },
+    /// Pixels of the hotspot layer whose id no [`Hotspot`] of the room has.
+    PixelsWithoutHotspot {
+        /// The id.
+        id: u8,
+        /// One of its pixels (layer pixels).
+        pixel: UVec2,
+    },
+    /// A named region with no pixel in the region layer.
+    RegionWithoutPixels {
+        /// Its id.
+        id: u8,
+    },
+    /// A hotspot's walk-to point on a blocked pixel (for a walker of the radius
+    /// asked about) or off the mask.
+    WalkToNotWalkable {
+        /// The hotspot.
+        hotspot: Entity,
+        /// The point (world).
+        point: Vec2,
+    },
+    /// A hotspot's walk-to point that a walker coming in at a spawn point cannot
+    /// reach.
+    WalkToUnreachable {
+        /// The hotspot.
+        hotspot: Entity,
+        /// The point (world).
+        point: Vec2,
+        /// The spawn point.
+        spawn: Entity,
+    },
+    /// A spawn point on a blocked pixel or off the mask.
+    SpawnPointNotWalkable {
+        /// The spawn point.
+        spawn: Entity,
+        /// Where it is (world).
+        point: Vec2,
+    },
+    /// Pixels of the walk-behind layer whose id has no baseline: never drawn.
+    WalkBehindWithoutBaseline {
+        /// The id.
+        id: u8,
+        /// One of its pixels.
+        pixel: UVec2,
+    },
+}
+
+impl std::fmt::Display for LayerProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unusable { layer, why } => write!(f, "the {layer} layer cannot be used: {why}"),
+            Self::HotspotWithoutPixels { hotspot, id } => {
+                write!(
+                    f,
+                    "hotspot {hotspot} (id {id}) has no pixel in the hotspot layer"
+                )
+            }
+            Self::PixelsWithoutHotspot { id, pixel } => write!(
+                f,
+                "hotspot layer id {id} (at pixel {}, {}) belongs to no Hotspot",
+                pixel.x, pixel.y
+            ),
+            Self::RegionWithoutPixels { id } => {
+                write!(f, "region {id} has no pixel in the region layer")
+            }
+            Self::WalkToNotWalkable { hotspot, point } => {
+                write!(
+                    f,
+                    "hotspot {hotspot}'s walk-to point {point} is not walkable"
+                )
+            }
+            Self::WalkToUnreachable {
+                hotspot,
+                point,
+                spawn,
+            } => write!(
+                f,
+                "hotspot {hotspot}'s walk-to point {point} cannot be reached from spawn point {spawn}"
+            ),
+            Self::SpawnPointNotWalkable { spawn, point } => {
+                write!(f, "spawn point {spawn} at {point} is not walkable")
+            }
+            Self::WalkBehindWithoutBaseline { id, pixel } => write!(
+                f,
+                "walk-behind id {id} (at pixel {}, {}) has no baseline",
+                pixel.x, pixel.y
+            ),
+        }
+    }
+}
+
+/// For each id of `layer`, one of its pixels (the first in row order).
+pub(crate) fn first_pixels(layer: &walkmask::WalkMask) -> [Option<UVec2>; 256] {
+    let mut first = [None; 256];
+    let width = layer.width().max(1) as usize;
+    for (i, &id) in layer.areas().iter().enumerate() {
+        let slot = &mut first[id as usize];
+        if slot.is_none() {
+            *slot = Some(UVec2::new((i % width) as u32, (i / width) as u32));
+        }
+    }
+    first
+}
+
 /// The image `layer` and how it lies over a walk mask of `mask_size` pixels:
 /// `Ok(None)` while it loads, an error when it is no whole fraction of the mask.
 pub(crate) fn placed_layer<'a>(
