@@ -88,7 +88,7 @@ impl Plugin for WalkmaskDebugPlugin {
                 PostUpdate,
                 (
                     update_mask_overlays.run_if(resource_exists::<Assets<Image>>),
-                    (draw_walkers, draw_footprints)
+                    (draw_walkers, draw_footprints, draw_room_marks)
                         .run_if(gizmos_ready)
                         .after(bevy::transform::TransformSystems::Propagate),
                 ),
@@ -369,6 +369,84 @@ fn draw_walkers(
         if let Some(job) = job {
             gizmos.line_2d(position, job.target, GOLD.with_alpha(0.5));
             gizmos.cross_2d(job.target, 6.0, GOLD);
+        }
+    }
+}
+
+/// Where rooms' layers put things: hotspots' walk-to points (cyan), spawn points
+/// (violet), edges (violet lines across the mask) and walk-behind baselines (gold
+/// lines across the mask).
+#[allow(clippy::type_complexity)]
+fn draw_room_marks(
+    debug: Res<WalkmaskDebug>,
+    mut gizmos: Gizmos<WalkmaskGizmos>,
+    hotspots: Query<&crate::layers::Hotspot>,
+    spawns: Query<&GlobalTransform, With<crate::layers::SpawnPoint>>,
+    rooms: Query<(
+        Entity,
+        &WalkRoom,
+        &GlobalTransform,
+        Option<&crate::layers::RoomEdges>,
+    )>,
+    #[cfg(feature = "walk_behinds")] walk_behinds: Query<&crate::layers::walk_behinds::WalkBehinds>,
+    masks: Res<Assets<WalkMask>>,
+) {
+    if !debug.enabled {
+        return;
+    }
+    let cyan = Color::srgb(0.3, 0.9, 1.0);
+    let violet = Color::srgb(0.75, 0.45, 1.0);
+    for hotspot in &hotspots {
+        if let Some(point) = hotspot.walk_to.filter(|p| p.is_finite()) {
+            gizmos.rect_2d(
+                Isometry2d::new(point, Rot2::degrees(45.0)),
+                Vec2::splat(8.0),
+                if hotspot.enabled {
+                    cyan
+                } else {
+                    cyan.with_alpha(0.35)
+                },
+            );
+        }
+    }
+    for spawn in &spawns {
+        let p = spawn.translation().truncate();
+        gizmos.circle_2d(p, 7.0, violet);
+        gizmos.cross_2d(p, 5.0, violet);
+    }
+    for (_entity, room, global, edges) in &rooms {
+        let Some(mask) = masks.get(&room.mask) else {
+            continue;
+        };
+        let mapping = room.mapping(global, mask.size());
+        let size = mask.size().as_vec2();
+        let a = mapping.mask_to_world(walkmask::Point::new(0.0, 0.0));
+        let b = mapping.mask_to_world(walkmask::Point::new(size.x, size.y));
+        let (min, max) = (a.min(b), a.max(b));
+        if !(min.is_finite() && max.is_finite()) {
+            continue;
+        }
+        let across = |y: f32| (Vec2::new(min.x, y), Vec2::new(max.x, y));
+        let down = |x: f32| (Vec2::new(x, min.y), Vec2::new(x, max.y));
+        if let Some(edges) = edges {
+            let lines = [
+                edges.left.map(down),
+                edges.right.map(down),
+                edges.top.map(across),
+                edges.bottom.map(across),
+            ];
+            for (from, to) in lines.into_iter().flatten() {
+                gizmos.line_2d(from, to, violet);
+            }
+        }
+        #[cfg(feature = "walk_behinds")]
+        for y in walk_behinds
+            .get(_entity)
+            .iter()
+            .flat_map(|b| b.baselines.iter().filter_map(|(_, y)| *y))
+        {
+            let (from, to) = across(y);
+            gizmos.line_2d(from, to, GOLD.with_alpha(0.7));
         }
     }
 }
