@@ -133,7 +133,8 @@ pub enum WalkPolicy {
     /// Walk to the hotspot's walk-to point, turn, then act (the default).
     #[default]
     WalkThenAct,
-    /// Stop where it stands, turn to the hotspot, then act ("look at").
+    /// Stop where it stands, turn to the hotspot (the point picked, else its nearest
+    /// pixel), then act ("look at").
     FaceOnly,
     /// Act at once, wherever it is and whatever it is doing.
     ActInPlace,
@@ -171,8 +172,9 @@ pub struct Hotspot {
     /// where the hotspot was clicked (or to the hotspot's pixel nearest to it), and
     /// it acts there whatever that is.
     pub walk_to: Option<Vec2>,
-    /// What the walker faces on arrival. `None`: the hotspot (where it was clicked,
-    /// or its pixel nearest to the walk-to point).
+    /// What the walker faces on arrival at the walk-to point. `None`: the hotspot
+    /// (where it was clicked, or its pixel nearest to the walk-to point). A verb done
+    /// [`WalkPolicy::FaceOnly`] faces the hotspot itself.
     pub face: Option<FaceTarget>,
     /// How near the walk-to point (world units) a walk must end to count as arrived
     /// (a crowd may keep a walker off the point itself). `None`: 2.5 times the
@@ -533,6 +535,9 @@ pub(crate) fn start_interaction(
         }
         WalkPolicy::FaceOnly => {
             stop_walker(world, walker);
+            // From where it stands it looks at the hotspot itself (the facing given
+            // is the one for its walk-to point).
+            let face = look_at.map(FaceTarget::Point).or(spot.face);
             if let (Some(face), Ok(mut entity)) = (face, world.get_entity_mut(walker)) {
                 turn(&mut entity, face, position);
             }
