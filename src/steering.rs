@@ -14,7 +14,7 @@ use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::room::MaskMapping;
-use crate::scaling::DepthScale;
+use crate::scaling::{SpeedFactors, speed_factor};
 use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
 use crate::walk::steered::{steered_step, steering_released};
@@ -84,7 +84,7 @@ type SteeredWalker = (
     &'static mut WalkHeading,
     &'static mut WalkState,
     Option<&'static mut Facing>,
-    Option<&'static DepthScale>,
+    SpeedFactors,
     Has<Steered>,
     Has<WalkPath>,
     Has<PathJob>,
@@ -148,7 +148,7 @@ pub(crate) fn steer_walkers(
         let step = SteerStep {
             walker: (entity, walker),
             position,
-            push: push * dt * depth.map_or(1.0, DepthScale::speed_factor),
+            push: push * dt * speed_factor(depth),
         };
         match step.slide(&rooms, &masks, &planner, &layout, &mut seen) {
             Some(to) => {

@@ -335,3 +335,48 @@ fn walkers_removed_or_despawned_leave_no_state() {
         assert_eq!(observed(&app, kept), [(IN, 1)], "{pace:?}");
     }
 }
+
+/// A region with a speed factor slows walkers inside it (the band at half speed):
+/// steps inside are half as long as steps outside; switched off, it slows nobody.
+#[test]
+fn a_slow_region_slows_the_walkers_inside_it() {
+    for pace in Pace::BOTH {
+        for enabled in [true, false] {
+            let (mut app, room) = app(pace);
+            let regions = app.world_mut().get::<WalkRegions>(room).unwrap().clone();
+            app.world_mut()
+                .entity_mut(room)
+                .insert(regions.with_speed(1, 0.5));
+            set_enabled(&mut app, room, 1, enabled);
+            let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+            let mut clock = pace.clock();
+            clock.frame(&mut app);
+            request(&mut app, walker, px(28, 44));
+            let (mut inside, mut outside) = (Vec::new(), Vec::new());
+            let mut last = position(&app, walker);
+            for _ in 0..120 {
+                clock.frame(&mut app);
+                let now = position(&app, walker);
+                let step = now.distance(last);
+                // The band is world x -22 .. -17; steps wholly in it or wholly left.
+                if last.x > -21.9 && now.x < -17.1 {
+                    inside.push(step);
+                } else if now.x < -22.1 && step > 0.0 && last.x > -29.0 {
+                    outside.push(step);
+                }
+                last = now;
+            }
+            assert!(!inside.is_empty() && !outside.is_empty(), "{pace:?}");
+            let expected = if enabled { 0.8 } else { 1.6 };
+            for step in &inside {
+                assert!(
+                    (step - expected).abs() < 0.01,
+                    "{pace:?} {enabled}: {inside:?}"
+                );
+            }
+            for step in &outside {
+                assert!((step - 1.6).abs() < 0.01, "{pace:?} {enabled}: {outside:?}");
+            }
+        }
+    }
+}

@@ -16,7 +16,7 @@ use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::request::RequestId;
 use crate::room::{MaskMapping, WalkAreas};
-use crate::scaling::DepthScale;
+use crate::scaling::{SpeedFactors, speed_factor};
 use crate::steering::Steered;
 use crate::tuning::WalkTuning;
 use crate::walk::job::WalkOnHold;
@@ -319,7 +319,7 @@ type CrowdWalker = (
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static WalkPath>,
-    Option<&'static DepthScale>,
+    SpeedFactors,
     Has<PlayerWalker>,
     Has<Steered>,
     Has<WalkOnHold>,
@@ -382,7 +382,7 @@ pub(crate) fn gather_crowd(
             walker.speed.max(0.0)
         } else {
             0.0
-        } * depth.map_or(1.0, DepthScale::speed_factor);
+        } * speed_factor(depth);
         // A teleport is not a velocity.
         let measured = if measured.is_finite() {
             measured.clamp_length_max(speed * 2.0)

@@ -24,7 +24,7 @@ use super::placed_layer;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::{RoomLookup, WalkRoom, room_of};
-use crate::scaling::DepthScale;
+use crate::scaling::{RegionSpeed, SpeedFactors, speed_factor};
 use crate::walker::Walker;
 
 /// A room's region layer: an image of region ids, one per pixel (0: no region),
@@ -68,6 +68,9 @@ pub struct Region {
     pub name: String,
     /// Whether it emits events; a disabled region is as if it were not there.
     pub enabled: bool,
+    /// The factor walkers' speed is multiplied by inside it (a puddle that slows,
+    /// a carpet of ice): above 0; anything else counts as 1. Default 1.
+    pub speed: f32,
 }
 
 impl WalkRegions {
@@ -88,9 +91,47 @@ impl WalkRegions {
                 id,
                 name,
                 enabled: true,
+                speed: 1.0,
             }),
         }
         self
+    }
+
+    /// Walkers in region `id` walk at `factor` times their speed (see
+    /// [`Region::speed`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRegions;
+    /// let regions = WalkRegions::new(Handle::default()).with_region(3, "puddle").with_speed(3, 0.5);
+    /// assert_eq!(regions.speed(3), 0.5);
+    /// assert_eq!(regions.speed(1), 1.0);
+    /// ```
+    pub fn with_speed(mut self, id: u8, factor: f32) -> Self {
+        match self.regions.iter_mut().find(|r| r.id == id) {
+            Some(region) => region.speed = factor,
+            None => self.regions.push(Region {
+                id,
+                name: String::new(),
+                enabled: true,
+                speed: factor,
+            }),
+        }
+        self
+    }
+
+    /// The speed factor of region `id` (1 for none, a disabled one, or one without
+    /// a usable factor).
+    pub fn speed(&self, id: u8) -> f32 {
+        if !self.is_enabled(id) {
+            return 1.0;
+        }
+        self.regions
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.speed)
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .unwrap_or(1.0)
     }
 
     /// The name of region `id`, if it has one.
@@ -120,6 +161,7 @@ impl WalkRegions {
                 id,
                 name: String::new(),
                 enabled,
+                speed: 1.0,
             }),
             None => {}
         }
@@ -195,7 +237,7 @@ type RegionWalker = (
     &'static Walker,
     &'static Transform,
     Option<&'static ChildOf>,
-    Option<&'static DepthScale>,
+    SpeedFactors,
     Option<&'static mut InRegion>,
 );
 
@@ -252,6 +294,7 @@ pub(crate) fn track_regions(
             })
         });
         crossings.clear();
+        let mut region_speed = 1.0;
         // Region 0 is no region: going there or coming from there is no crossing.
         let cross = |crossings: &mut Vec<Crossing>, room: Entity, region: u8, entered: bool| {
             if region != 0 {
@@ -276,7 +319,7 @@ pub(crate) fn track_regions(
                     walker.speed.max(0.0)
                 } else {
                     0.0
-                } * depth.map_or(1.0, DepthScale::speed_factor);
+                } * speed_factor(depth);
                 let jumped = position.distance(presence.at) > speed * dt * JUMP_FRAMES + 2.0;
                 let here = seen.layer_point(position);
                 ids.clear();
@@ -294,6 +337,7 @@ pub(crate) fn track_regions(
                         region = id;
                     }
                 }
+                region_speed = seen.regions.speed(region);
                 // Changed only when the region does.
                 if presence.region != region {
                     presence.region = region;
@@ -311,6 +355,7 @@ pub(crate) fn track_regions(
                     Some(seen) => {
                         let id = id_at(seen.layer, seen.layer_point(position));
                         let region = if seen.regions.is_enabled(id) { id } else { 0 };
+                        region_speed = seen.regions.speed(region);
                         cross(&mut crossings, seen.room, region, true);
                         commands.entity(entity).insert(InRegion {
                             room: seen.room,
@@ -325,6 +370,15 @@ pub(crate) fn track_regions(
                     None => {}
                 }
             }
+        }
+        // The region's speed factor, kept on the walker only where it is not 1.
+        let had = depth.1.map(|r| r.0);
+        if region_speed != 1.0 && had != Some(region_speed) {
+            commands
+                .entity(entity)
+                .try_insert(RegionSpeed(region_speed));
+        } else if region_speed == 1.0 && had.is_some() {
+            commands.entity(entity).try_remove::<RegionSpeed>();
         }
         if !crossings.is_empty() {
             let happened: Vec<Crossing> = crossings.drain(..).collect();

@@ -10,7 +10,7 @@ use crate::crowd::avoid::{ArrivalSpot, CrowdMotion, WalkerGrids};
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::scaling::DepthScale;
+use crate::scaling::{SpeedFactors, speed_factor};
 use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
@@ -25,7 +25,7 @@ type MovingWalker = (
     Option<&'static ChildOf>,
     &'static mut WalkPath,
     &'static mut WalkHeading,
-    Option<&'static DepthScale>,
+    SpeedFactors,
     Option<&'static mut Facing>,
     Has<WalkOnHold>,
     &'static CrowdMotion,
@@ -97,7 +97,7 @@ pub(crate) fn move_walkers(
         } else {
             0.0
         };
-        let speed = speed * depth.map_or(1.0, DepthScale::speed_factor);
+        let speed = speed * speed_factor(depth);
         let mut direction = heading.0;
         // Back on its way once it sees its next corner: it walks straight there.
         if off_path.0
