@@ -121,7 +121,7 @@ pub(crate) struct HeldPress {
 pub struct WalkCamera;
 
 /// The players, with what finding their room takes.
-type Players<'w, 's> = Query<
+pub(crate) type Players<'w, 's> = Query<
     'w,
     's,
     (
@@ -133,6 +133,23 @@ type Players<'w, 's> = Query<
     With<PlayerWalker>,
 >;
 
+/// The players in `room`.
+pub(crate) fn players_in<'a>(
+    room: Entity,
+    players: &'a Players,
+    parents: &'a Parents,
+    rooms: &'a Rooms,
+    masks: &'a Assets<WalkMask>,
+) -> impl Iterator<Item = Entity> + 'a {
+    players
+        .iter()
+        .filter(move |(_, settings, transform, child_of)| {
+            let position = walker_xy(transform, *child_of, parents);
+            room_of(settings.room, position, rooms.iter(), masks) == RoomLookup::Found(room)
+        })
+        .map(|(walker, ..)| walker)
+}
+
 /// Sends a request to `target` for every player in `room`.
 fn walk_players_in(
     room: Entity,
@@ -143,11 +160,8 @@ fn walk_players_in(
     masks: &Assets<WalkMask>,
     requests: &mut MessageWriter<WalkRequest>,
 ) {
-    for (walker, settings, transform, child_of) in players {
-        let position = walker_xy(transform, child_of, parents);
-        if room_of(settings.room, position, rooms.iter(), masks) == RoomLookup::Found(room) {
-            requests.write(WalkRequest::new(walker, target));
-        }
+    for walker in players_in(room, players, parents, rooms, masks) {
+        requests.write(WalkRequest::new(walker, target));
     }
 }
 

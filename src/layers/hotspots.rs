@@ -874,10 +874,7 @@ pub(crate) fn interact_with_clicked_hotspot(
     settings: Res<HotspotClicks>,
     walk_clicks: Res<crate::input::ClickToWalk>,
     hotspots: Query<(&Hotspot, &ChildOf)>,
-    players: Query<
-        (Entity, &Walker, &Transform, Option<&ChildOf>),
-        With<crate::walker::PlayerWalker>,
-    >,
+    players: crate::input::Players,
     parents: Parents,
     rooms: crate::plan::basis::Rooms,
     masks: Res<Assets<WalkMask>>,
@@ -904,15 +901,10 @@ pub(crate) fn interact_with_clicked_hotspot(
     click.propagate(false);
     let (entity, room) = (click.entity, child_of.parent());
     let at = click.event.hit.position.map(|p| p.truncate());
-    for (player, settings, transform, player_parent) in &players {
-        let position = walker_xy(transform, player_parent, &parents);
-        if crate::room::room_of(settings.room, position, rooms.iter(), &masks)
-            == crate::room::RoomLookup::Found(room)
-        {
-            let verb = verb.clone();
-            commands.queue(move |world: &mut World| {
-                start_interaction(world, player, entity, verb, at);
-            });
-        }
+    for player in crate::input::players_in(room, &players, &parents, &rooms, &masks) {
+        let verb = verb.clone();
+        commands.queue(move |world: &mut World| {
+            start_interaction(world, player, entity, verb, at);
+        });
     }
 }

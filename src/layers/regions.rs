@@ -84,17 +84,25 @@ impl WalkRegions {
 
     /// Names region `id` (enabled).
     pub fn with_region(mut self, id: u8, name: impl Into<String>) -> Self {
-        let name = name.into();
-        match self.regions.iter_mut().find(|r| r.id == id) {
-            Some(region) => region.name = name,
-            None => self.regions.push(Region {
-                id,
-                name,
-                enabled: true,
-                speed: 1.0,
-            }),
-        }
+        self.region_mut(id).name = name.into();
         self
+    }
+
+    /// Region `id`'s entry, listed now if it was not (no name, enabled, speed 1).
+    fn region_mut(&mut self, id: u8) -> &mut Region {
+        let i = match self.regions.iter().position(|r| r.id == id) {
+            Some(i) => i,
+            None => {
+                self.regions.push(Region {
+                    id,
+                    name: String::new(),
+                    enabled: true,
+                    speed: 1.0,
+                });
+                self.regions.len() - 1
+            }
+        };
+        &mut self.regions[i]
     }
 
     /// Walkers in region `id` walk at `factor` times their speed (see
@@ -108,15 +116,7 @@ impl WalkRegions {
     /// assert_eq!(regions.speed(1), 1.0);
     /// ```
     pub fn with_speed(mut self, id: u8, factor: f32) -> Self {
-        match self.regions.iter_mut().find(|r| r.id == id) {
-            Some(region) => region.speed = factor,
-            None => self.regions.push(Region {
-                id,
-                name: String::new(),
-                enabled: true,
-                speed: factor,
-            }),
-        }
+        self.region_mut(id).speed = factor;
         self
     }
 
@@ -155,16 +155,11 @@ impl WalkRegions {
     /// Turns region `id` on or off (see the [module](self) for what walkers inside
     /// get). Writes that change nothing change nothing.
     pub fn set_enabled(&mut self, id: u8, enabled: bool) {
-        match self.regions.iter_mut().find(|r| r.id == id) {
-            Some(region) => region.enabled = enabled,
-            None if !enabled => self.regions.push(Region {
-                id,
-                name: String::new(),
-                enabled,
-                speed: 1.0,
-            }),
-            None => {}
+        // An id listed nowhere is enabled already.
+        if enabled && !self.regions.iter().any(|r| r.id == id) {
+            return;
         }
+        self.region_mut(id).enabled = enabled;
     }
 }
 
