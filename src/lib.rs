@@ -157,6 +157,8 @@ pub use depth::{Baseline, DepthSorting};
 pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
+#[cfg(feature = "sprites")]
+pub use layers::TintedByRegion;
 #[cfg(feature = "walk_behinds")]
 pub use layers::walk_behinds::{WalkBehind, WalkBehinds};
 pub use layers::{
@@ -165,7 +167,8 @@ pub use layers::{
 pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
     InteractionCancelled, InteractionUnreachable, LayerProblem, Region, RegionEntered,
-    RegionExited, UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
+    RegionExited, RegionTint, UnreachablePolicy, Verb, WalkHotspots, WalkPolicy, WalkRegions,
+    WhileInRegion,
 };
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
@@ -191,6 +194,8 @@ pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walke
 /// let _plugin = WalkmaskPlugin::default();
 /// ```
 pub mod prelude {
+    #[cfg(feature = "sprites")]
+    pub use crate::TintedByRegion;
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
@@ -198,12 +203,12 @@ pub mod prelude {
         ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
         HotspotCommandsExt, InRegion, Interacting, InteractionArrived, InteractionCancelled,
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
-        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RequestId, RoomEdges, RoomExit,
-        RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas, WalkCamera, WalkChase,
-        WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask,
-        WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions,
-        WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning,
-        WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
+        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestId,
+        RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
+        WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput,
+        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery,
+        WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped,
+        WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems, WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -398,6 +403,8 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<InRegion>()
             .add_message::<RegionEntered>()
             .add_message::<RegionExited>()
+            .add_message::<WhileInRegion>()
+            .register_type::<RegionTint>()
             .register_type::<WalkHotspots>()
             .register_type::<Hotspot>()
             .register_type::<Interacting>()
@@ -553,6 +560,9 @@ impl Plugin for WalkmaskPlugin {
                 PreUpdate,
                 layers::hotspots::pick_hotspots.in_set(bevy::picking::PickingSystems::Backend),
             );
+        #[cfg(feature = "sprites")]
+        app.register_type::<TintedByRegion>()
+            .add_systems(PostUpdate, layers::regions::tint_sprites);
         #[cfg(feature = "walk_behinds")]
         app.register_type::<layers::walk_behinds::WalkBehinds>()
             .add_systems(
@@ -598,6 +608,7 @@ fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
             chase::ChaseAim,
             walk::replan::Placed,
             InRegion,
+            RegionTint,
         )>();
     }
 }

@@ -31,9 +31,9 @@ use walkmask::snap::nearest_walkable;
 use walkmask::{AreaSet, NavGrid, Point};
 
 use crate::asset::WalkMask;
-use crate::layers::WalkRegions;
 use crate::layers::exits::SpawnPoint;
 use crate::layers::hotspots::HotspotLookup;
+use crate::layers::{InRegion, WalkRegions};
 use crate::layers::{LayerProblem, first_pixels, layer_id_at, placed_layer};
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, clearance_pixels, walker_areas};
@@ -210,6 +210,7 @@ pub struct WalkQuery<'w, 's> {
     >,
     parents: Parents<'w, 's>,
     regions: Query<'w, 's, &'static WalkRegions>,
+    in_regions: Query<'w, 's, &'static InRegion>,
     hotspots: HotspotLookup<'w, 's>,
     spawn_points: Query<
         'w,
@@ -229,6 +230,16 @@ pub struct WalkQuery<'w, 's> {
 }
 
 impl<'w, 's> WalkQuery<'w, 's> {
+    /// The room and region `walker` is in (region 0: none), as of its last move;
+    /// `None` when it is in no room with a [`WalkRegions`] layer, or is no walker.
+    /// Regions of one layer never overlap (one id per pixel), so there is one.
+    pub fn region_of(&self, walker: Entity) -> Option<(Entity, u8)> {
+        self.in_regions
+            .get(walker)
+            .ok()
+            .map(|in_region| (in_region.room, in_region.region))
+    }
+
     /// The room `room`, with its enabled areas, for a walker of radius 0.
     pub fn room(&self, room: Entity) -> Result<RoomView<'_, 'w, 's>, WalkQueryError> {
         let (_, walk_room, transform) = self

@@ -380,3 +380,165 @@ fn a_slow_region_slows_the_walkers_inside_it() {
         }
     }
 }
+
+/// The band (region 1, x = 10..=14) tinted red-ish with a fade of 2 pixels.
+fn tinted_band(app: &mut App, room: Entity) {
+    let regions = app.world().get::<WalkRegions>(room).unwrap().clone();
+    app.world_mut().entity_mut(room).insert(
+        regions
+            .with_tint(1, Color::linear_rgb(1.0, 0.5, 0.25))
+            .with_light(1, 0.8)
+            .with_fade(1, 2.0),
+    );
+}
+
+fn linear_tint(app: &App, walker: Entity) -> Option<LinearRgba> {
+    app.world()
+        .get::<RegionTint>(walker)
+        .map(|t| t.0.to_linear())
+}
+
+fn close(a: LinearRgba, b: LinearRgba) -> bool {
+    (a.red - b.red).abs() < 1e-4
+        && (a.green - b.green).abs() < 1e-4
+        && (a.blue - b.blue).abs() < 1e-4
+}
+
+/// A tinting region colours the walkers inside it: fully two pixels in, a quarter
+/// half a pixel in, not at all outside; sprites with `TintedByRegion` take the
+/// colour (their base multiplied by it) and get their base back when they leave.
+#[test]
+fn a_tinting_region_colours_walkers_and_fades_in_from_its_edge() {
+    let (mut app, room) = app(Pace::Exact(0));
+    tinted_band(&mut app, room);
+    let base = Color::linear_rgb(0.5, 1.0, 1.0);
+    let deep = spawn_walker(&mut app, Walker::new(100.0), px(12, 44));
+    let edge = spawn_walker(&mut app, Walker::new(100.0), px(10, 44));
+    let out = spawn_walker(&mut app, Walker::new(100.0), px(20, 44));
+    app.world_mut()
+        .entity_mut(deep)
+        .insert((Sprite::default(), TintedByRegion { base }));
+    app.update();
+    app.update();
+    let full = LinearRgba::rgb(0.8, 0.4, 0.2);
+    let deep_tint = linear_tint(&app, deep).expect("tinted inside");
+    assert!(close(deep_tint, full), "{deep_tint:?}");
+    // Half a pixel in: a quarter of the way from white.
+    let edge_tint = linear_tint(&app, edge).expect("tinted at the edge");
+    let quarter = LinearRgba::rgb(0.95, 0.85, 0.8);
+    assert!(close(edge_tint, quarter), "{edge_tint:?}");
+    assert_eq!(linear_tint(&app, out), None);
+    let sprite = app.world().get::<Sprite>(deep).unwrap().color.to_linear();
+    assert!(close(sprite, LinearRgba::rgb(0.4, 0.4, 0.2)), "{sprite:?}");
+    // Out of the band: no tint, the sprite's own colour back.
+    app.world_mut()
+        .get_mut::<Transform>(deep)
+        .unwrap()
+        .translation = px(20, 40).extend(0.0);
+    app.update();
+    app.update();
+    assert_eq!(linear_tint(&app, deep), None);
+    assert_eq!(app.world().get::<Sprite>(deep).unwrap().color, base);
+    // Disabled, the band tints nobody.
+    set_enabled(&mut app, room, 1, false);
+    app.update();
+    assert_eq!(linear_tint(&app, edge), None);
+}
+
+/// A region with `while_inside` emits `WhileInRegion` in every frame a walker is in
+/// it, walking or standing, after its `RegionEntered` and before its `RegionExited`;
+/// other regions emit none.
+#[test]
+fn while_inside_events_come_every_frame_between_entry_and_exit() {
+    #[derive(Resource, Default)]
+    struct Log(Vec<(u64, &'static str, u8)>);
+    #[derive(Resource, Default)]
+    struct Inside(u64);
+    for pace in Pace::BOTH {
+        let (mut app, room) = app(pace);
+        let regions = app.world().get::<WalkRegions>(room).unwrap().clone();
+        app.world_mut()
+            .entity_mut(room)
+            .insert(regions.with_while_inside(1));
+        app.init_resource::<Log>()
+            .init_resource::<Inside>()
+            .add_observer(
+                |e: On<WhileInRegion>,
+                 mut log: ResMut<Log>,
+                 frames: Res<bevy::diagnostic::FrameCount>| {
+                    log.0.push((u64::from(frames.0), "while", e.region));
+                },
+            )
+            .add_observer(
+                |e: On<RegionEntered>,
+                 mut log: ResMut<Log>,
+                 frames: Res<bevy::diagnostic::FrameCount>| {
+                    log.0.push((u64::from(frames.0), "in", e.region));
+                },
+            )
+            .add_observer(
+                |e: On<RegionExited>,
+                 mut log: ResMut<Log>,
+                 frames: Res<bevy::diagnostic::FrameCount>| {
+                    log.0.push((u64::from(frames.0), "out", e.region));
+                },
+            )
+            .add_systems(
+                Last,
+                |walkers: Query<&InRegion>, mut inside: ResMut<Inside>| {
+                    inside.0 += walkers.iter().filter(|r| r.region == 1).count() as u64;
+                },
+            );
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        request(&mut app, walker, px(12, 44));
+        clock.until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        // Standing in the band for ten frames more (at least twelve frames in it with
+        // the walk in), then walking out of it.
+        clock.frames(&mut app, 10);
+        request(&mut app, walker, px(25, 44));
+        clock.until(&mut app, 2000, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        let log = &app.world().resource::<Log>().0;
+        let band: Vec<&(u64, &str, u8)> = log.iter().filter(|e| e.2 == 1).collect();
+        assert_eq!(band.first().map(|e| e.1), Some("in"), "{pace:?}: {band:?}");
+        assert_eq!(band.last().map(|e| e.1), Some("out"), "{pace:?}: {band:?}");
+        let whiles = band.iter().filter(|e| e.1 == "while").count() as u64;
+        assert!(
+            band[1..band.len() - 1].iter().all(|e| e.1 == "while"),
+            "{pace:?}: {band:?}"
+        );
+        // One a frame: as many as frames the walker ended in the band.
+        assert_eq!(whiles, app.world().resource::<Inside>().0, "{pace:?}");
+        assert!(whiles >= 12, "{pace:?}: {whiles}");
+        assert!(log.iter().all(|e| e.1 != "while" || e.2 == 1), "{pace:?}");
+    }
+}
+
+/// `WalkQuery::region_of` says which room and region a walker is in.
+#[test]
+fn the_query_says_which_region_a_walker_is_in() {
+    #[derive(Resource, Default)]
+    struct Answers(Vec<Option<(Entity, u8)>>);
+    let (mut app, room) = app(Pace::Exact(0));
+    let inside = spawn_walker(&mut app, Walker::new(100.0), px(12, 44));
+    let outside = spawn_walker(&mut app, Walker::new(100.0), px(25, 44));
+    let not_a_walker = app.world_mut().spawn(Transform::default()).id();
+    app.init_resource::<Answers>();
+    let id = app.register_system(move |query: WalkQuery, mut answers: ResMut<Answers>| {
+        answers.0 = [inside, outside, not_a_walker]
+            .iter()
+            .map(|&w| query.region_of(w))
+            .collect();
+    });
+    app.update();
+    app.world_mut().run_system(id).unwrap();
+    assert_eq!(
+        app.world().resource::<Answers>().0,
+        [Some((room, 1)), Some((room, 0)), None]
+    );
+}

@@ -32,7 +32,11 @@ pub use hotspots::{
     InteractionCancelled, InteractionUnreachable, UnreachablePolicy, Verb, WalkHotspots,
     WalkPolicy,
 };
-pub use regions::{InRegion, Region, RegionEntered, RegionExited, WalkRegions};
+#[cfg(feature = "sprites")]
+pub use regions::TintedByRegion;
+pub use regions::{
+    InRegion, Region, RegionEntered, RegionExited, RegionTint, WalkRegions, WhileInRegion,
+};
 
 use bevy::prelude::*;
 use walkmask::layer::LayerScale;

@@ -14,11 +14,18 @@
 //! * a disabled region emits nothing: disabling it takes the walkers inside out of it
 //!   (one [`RegionExited`] each, so that entries and exits stay paired), enabling it
 //!   again takes those inside into it;
-//! * [`InRegion`] on the walker says which region it is in now.
+//! * [`InRegion`] on the walker says which region it is in now;
+//! * a region can emit [`WhileInRegion`] every frame a walker is in it
+//!   ([`WalkRegions::with_while_inside`]), slow walkers down
+//!   ([`WalkRegions::with_speed`]) and tint and light them
+//!   ([`WalkRegions::with_tint`], [`WalkRegions::with_light`], faded in from the
+//!   region's edge with [`WalkRegions::with_fade`]): walkers inside get a
+//!   [`RegionTint`], and those with `TintedByRegion` (cargo feature `sprites`) have
+//!   their sprite coloured by it.
 
 use bevy::prelude::*;
 use walkmask::Point;
-use walkmask::layer::{LayerScale, id_at, ids_along};
+use walkmask::layer::{LayerScale, depth_inside, id_at, ids_along};
 
 use super::placed_layer;
 use crate::asset::WalkMask;
@@ -71,6 +78,59 @@ pub struct Region {
     /// The factor walkers' speed is multiplied by inside it (a puddle that slows,
     /// a carpet of ice): above 0; anything else counts as 1. Default 1.
     pub speed: f32,
+    /// The colour walkers inside are tinted with (their colour is multiplied by
+    /// it): white, the default, leaves them as they are.
+    pub tint: Color,
+    /// How bright walkers inside are: their colour is multiplied by it (0.5 for a
+    /// shadow, 1.5 for a lamp's pool). Default 1; a value that is not finite or is
+    /// below 0 counts as 1.
+    pub light: f32,
+    /// Over how many layer pixels from the region's edge its tint and light fade in
+    /// (0, the default: at full strength at once; at most 64).
+    pub fade: f32,
+    /// Whether walkers in it get a [`WhileInRegion`] every frame. Default off.
+    pub while_inside: bool,
+}
+
+impl Region {
+    /// A region named `name`, enabled, with no effects.
+    pub fn new(id: u8, name: impl Into<String>) -> Self {
+        Self {
+            id,
+            name: name.into(),
+            enabled: true,
+            speed: 1.0,
+            tint: Color::WHITE,
+            light: 1.0,
+            fade: 0.0,
+            while_inside: false,
+        }
+    }
+
+    /// Whether it changes walkers' colour.
+    fn colours(&self) -> bool {
+        self.tint != Color::WHITE || self.usable_light() != 1.0
+    }
+
+    fn usable_light(&self) -> f32 {
+        if self.light.is_finite() && self.light >= 0.0 {
+            self.light
+        } else {
+            1.0
+        }
+    }
+
+    /// The colour a walker `depth` layer pixels inside the region is multiplied by.
+    fn colour_at(&self, depth: f32) -> Color {
+        let strength = if self.fade > 0.0 && self.fade.is_finite() {
+            (depth / self.fade.min(64.0)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let full = self.tint.to_linear() * self.usable_light();
+        let full = LinearRgba { alpha: 1.0, ..full };
+        Color::LinearRgba(LinearRgba::WHITE.mix(&full, strength))
+    }
 }
 
 impl WalkRegions {
@@ -93,12 +153,7 @@ impl WalkRegions {
         let i = match self.regions.iter().position(|r| r.id == id) {
             Some(i) => i,
             None => {
-                self.regions.push(Region {
-                    id,
-                    name: String::new(),
-                    enabled: true,
-                    speed: 1.0,
-                });
+                self.regions.push(Region::new(id, ""));
                 self.regions.len() - 1
             }
         };
@@ -118,6 +173,47 @@ impl WalkRegions {
     pub fn with_speed(mut self, id: u8, factor: f32) -> Self {
         self.region_mut(id).speed = factor;
         self
+    }
+
+    /// Walkers in region `id` are tinted `colour` (see [`Region::tint`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRegions;
+    /// let rug = WalkRegions::new(Handle::default())
+    ///     .with_region(1, "rug")
+    ///     .with_tint(1, Color::srgb(1.0, 0.8, 0.7))
+    ///     .with_fade(1, 6.0);
+    /// assert_eq!(rug.regions[0].fade, 6.0);
+    /// ```
+    pub fn with_tint(mut self, id: u8, colour: Color) -> Self {
+        self.region_mut(id).tint = colour;
+        self
+    }
+
+    /// Walkers in region `id` are lit `light` times as brightly (see
+    /// [`Region::light`]).
+    pub fn with_light(mut self, id: u8, light: f32) -> Self {
+        self.region_mut(id).light = light;
+        self
+    }
+
+    /// Region `id`'s tint and light fade in over `pixels` layer pixels from its edge
+    /// (see [`Region::fade`]).
+    pub fn with_fade(mut self, id: u8, pixels: f32) -> Self {
+        self.region_mut(id).fade = pixels;
+        self
+    }
+
+    /// Walkers in region `id` get a [`WhileInRegion`] every frame.
+    pub fn with_while_inside(mut self, id: u8) -> Self {
+        self.region_mut(id).while_inside = true;
+        self
+    }
+
+    /// Region `id`'s entry, if it is listed and enabled.
+    fn enabled_region(&self, id: u8) -> Option<&Region> {
+        self.regions.iter().find(|r| r.id == id && r.enabled)
     }
 
     /// The speed factor of region `id` (1 for none, a disabled one, or one without
@@ -199,6 +295,79 @@ pub struct RegionExited {
     pub region: u8,
 }
 
+/// A walker is in a region whose [`Region::while_inside`] is on: every frame it is,
+/// after walkers moved (standing or walking). An [`EntityEvent`] on the walker and a
+/// [`Message`].
+#[derive(EntityEvent, Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WhileInRegion {
+    /// The walker.
+    pub entity: Entity,
+    /// The room whose [`WalkRegions`] it is.
+    pub room: Entity,
+    /// The region's id.
+    pub region: u8,
+}
+
+/// The colour a walker's region gives it (tint and light, faded in from the
+/// region's edge): added by the plugin to walkers in a region that colours them,
+/// removed when they leave. Multiply a sprite's or material's colour by it, or add
+/// `TintedByRegion` to a walker with a `Sprite` to have the plugin do so.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct RegionTint(pub Color);
+
+/// Colours the walker's [`Sprite`] by its [`RegionTint`] (cargo feature `sprites`): the sprite's colour is
+/// `base` multiplied by the tint (`base` alone outside colouring regions). Set `base`
+/// rather than the sprite's colour while this is on.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::{TintedByRegion, Walker};
+///
+/// fn spawn(mut commands: Commands) {
+///     commands.spawn((Walker::new(100.0), Sprite::default(), TintedByRegion::default()));
+/// }
+/// # bevy::ecs::system::assert_is_system(spawn);
+/// ```
+#[cfg(feature = "sprites")]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct TintedByRegion {
+    /// The sprite's own colour.
+    pub base: Color,
+}
+
+#[cfg(feature = "sprites")]
+impl Default for TintedByRegion {
+    fn default() -> Self {
+        Self { base: Color::WHITE }
+    }
+}
+
+/// Colours the sprites of walkers with [`TintedByRegion`] (after [`track_regions`]).
+#[cfg(feature = "sprites")]
+pub(crate) fn tint_sprites(
+    mut walkers: Query<(&TintedByRegion, Option<&RegionTint>, &mut Sprite)>,
+) {
+    for (tinted, tint, mut sprite) in &mut walkers {
+        let colour = match tint {
+            Some(tint) => {
+                let (base, tint) = (tinted.base.to_linear(), tint.0.to_linear());
+                Color::LinearRgba(LinearRgba {
+                    red: base.red * tint.red,
+                    green: base.green * tint.green,
+                    blue: base.blue * tint.blue,
+                    alpha: base.alpha,
+                })
+            }
+            None => tinted.base,
+        };
+        if sprite.color != colour {
+            sprite.color = colour;
+        }
+    }
+}
+
 /// One region change, in the order it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Crossing {
@@ -234,6 +403,7 @@ type RegionWalker = (
     Option<&'static ChildOf>,
     SpeedFactors,
     Option<&'static mut InRegion>,
+    Option<&'static mut RegionTint>,
 );
 
 /// Follows every walker through its room's regions (after walkers moved) and emits
@@ -257,7 +427,7 @@ pub(crate) fn track_regions(
         return;
     }
     let dt = time.delta_secs();
-    for (entity, walker, transform, child_of, depth, presence) in &mut walkers {
+    for (entity, walker, transform, child_of, depth, presence, tint) in &mut walkers {
         let position = walker_xy(transform, child_of, &parents);
         let room = match room_of(walker.room, position, rooms.iter(), &masks) {
             RoomLookup::Found(room) => Some(room),
@@ -290,6 +460,8 @@ pub(crate) fn track_regions(
         });
         crossings.clear();
         let mut region_speed = 1.0;
+        // The region it is in now, with its layer and where it stands on it.
+        let mut now: Option<(&Seen, u8)> = None;
         // Region 0 is no region: going there or coming from there is no crossing.
         let cross = |crossings: &mut Vec<Crossing>, room: Entity, region: u8, entered: bool| {
             if region != 0 {
@@ -308,7 +480,7 @@ pub(crate) fn track_regions(
                 });
             }
         };
-        match (presence, seen) {
+        match (presence, seen.as_ref()) {
             (Some(mut presence), Some(seen)) if presence.room == seen.room => {
                 let speed = if walker.speed.is_finite() {
                     walker.speed.max(0.0)
@@ -333,6 +505,7 @@ pub(crate) fn track_regions(
                     }
                 }
                 region_speed = seen.regions.speed(region);
+                now = Some((seen, region));
                 // Changed only when the region does.
                 if presence.region != region {
                     presence.region = region;
@@ -351,6 +524,7 @@ pub(crate) fn track_regions(
                         let id = id_at(seen.layer, seen.layer_point(position));
                         let region = if seen.regions.is_enabled(id) { id } else { 0 };
                         region_speed = seen.regions.speed(region);
+                        now = Some((seen, region));
                         cross(&mut crossings, seen.room, region, true);
                         commands.entity(entity).insert(InRegion {
                             room: seen.room,
@@ -365,6 +539,42 @@ pub(crate) fn track_regions(
                     None => {}
                 }
             }
+        }
+        // The region's colour and its every-frame event.
+        let mut colour = None;
+        let mut inside = None;
+        if let Some((seen, id)) = now
+            && let Some(region) = seen.regions.enabled_region(id)
+        {
+            if region.colours() {
+                let depth = if region.fade > 0.0 {
+                    depth_inside(seen.layer, seen.layer_point(position), region.fade)
+                } else {
+                    0.0
+                };
+                colour = Some(region.colour_at(depth));
+            }
+            if region.while_inside {
+                inside = Some(WhileInRegion {
+                    entity,
+                    room: seen.room,
+                    region: id,
+                });
+            }
+        }
+        match (colour, tint) {
+            (Some(colour), Some(mut tint)) => {
+                if tint.0 != colour {
+                    tint.0 = colour;
+                }
+            }
+            (Some(colour), None) => {
+                commands.entity(entity).try_insert(RegionTint(colour));
+            }
+            (None, Some(_)) => {
+                commands.entity(entity).try_remove::<RegionTint>();
+            }
+            (None, None) => {}
         }
         // The region's speed factor, kept on the walker only where it is not 1.
         let had = depth.1.map(|r| r.0);
@@ -390,6 +600,12 @@ pub(crate) fn track_regions(
                         }
                     }
                 }
+            });
+        }
+        if let Some(event) = inside {
+            commands.queue(move |world: &mut World| {
+                world.write_message(event);
+                world.trigger(event);
             });
         }
     }

@@ -241,6 +241,53 @@ pub fn nearest_with_id(layer: &WalkMask, id: u8, from: Point) -> Option<Point> {
     best.map(|(_, p)| p)
 }
 
+/// How far `p` (layer pixels) lies inside the pixels of its own id: the distance to
+/// the nearest pixel of another id, measured to that pixel's square, at most `max`.
+/// Pixels off the layer do not count (a region reaching the layer's border does not
+/// end there), and neither does an id-0 point's distance: it is 0. What a region's
+/// tint fades in by. `max` is clamped to 0..=64 pixels; the cost is the
+/// `(2 max + 3)²` pixels around `p`.
+///
+/// ```
+/// use walkmask::layer::depth_inside;
+/// use walkmask::{Point, WalkMask};
+///
+/// // A rug (id 1) from x = 4 on.
+/// let layer = WalkMask::from_fn(20, 5, |x, _| u8::from(x >= 4)).unwrap();
+/// assert_eq!(depth_inside(&layer, Point::new(6.5, 2.5), 8.0), 2.5);
+/// assert_eq!(depth_inside(&layer, Point::new(19.5, 2.5), 8.0), 8.0);
+/// assert_eq!(depth_inside(&layer, Point::new(1.5, 2.5), 8.0), 0.0);
+/// ```
+pub fn depth_inside(layer: &WalkMask, p: Point, max: f32) -> f32 {
+    let max = if max.is_finite() {
+        max.clamp(0.0, 64.0)
+    } else {
+        0.0
+    };
+    let id = id_at(layer, p);
+    if id == 0 || max == 0.0 {
+        return 0.0;
+    }
+    let reach = max.ceil() as i64 + 1;
+    let (cx, cy) = (p.x.floor() as i64, p.y.floor() as i64);
+    let (w, h) = (i64::from(layer.width()), i64::from(layer.height()));
+    let mut best = max * max;
+    for y in (cy - reach).max(0)..=(cy + reach).min(h - 1) {
+        let dy = (y as f32 - p.y).max(p.y - (y + 1) as f32).max(0.0);
+        if dy * dy >= best {
+            continue;
+        }
+        for x in (cx - reach).max(0)..=(cx + reach).min(w - 1) {
+            let dx = (x as f32 - p.x).max(p.x - (x + 1) as f32).max(0.0);
+            let d = dx * dx + dy * dy;
+            if d < best && layer.area_at(x as u32, y as u32) != Some(id) {
+                best = d;
+            }
+        }
+    }
+    best.sqrt()
+}
+
 /// The pixels of one id of a layer, cut out of a picture of the same size: what a
 /// walk-behind draws over the characters behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! between a layer and its walk mask.
 
 use proptest::prelude::*;
-use walkmask::layer::{LayerScale, cut_out, id_at, ids_along, nearest_with_id};
+use walkmask::layer::{LayerScale, cut_out, depth_inside, id_at, ids_along, nearest_with_id};
 use walkmask::{Point, WalkMask};
 
 /// A random layer of ids 0..4 and a segment whose ends may lie off it.
@@ -99,6 +99,28 @@ proptest! {
             (None, None) => {}
             (found, best) => prop_assert!(false, "found {:?}, nearest at {:?}", found, best),
         }
+    }
+
+    /// The depth inside a region is the distance to the nearest pixel of another id
+    /// on the layer (to its square), capped at the fade; 0 outside every region.
+    #[test]
+    fn depth_inside_is_the_distance_to_another_id((layer, from, _) in layer_and_segment(), max in 0.0f32..12.0) {
+        let depth = depth_inside(&layer, from, max);
+        let id = id_at(&layer, from);
+        let mut expected = if id == 0 { 0.0 } else { max };
+        if id != 0 {
+            for y in 0..layer.height() {
+                for x in 0..layer.width() {
+                    if layer.area_at(x, y) != Some(id) {
+                        let dx = (x as f32 - from.x).max(from.x - (x + 1) as f32).max(0.0);
+                        let dy = (y as f32 - from.y).max(from.y - (y + 1) as f32).max(0.0);
+                        expected = expected.min(dx.hypot(dy));
+                    }
+                }
+            }
+        }
+        prop_assert!((depth - expected).abs() < 1e-4, "{} vs {}", depth, expected);
+        prop_assert!((0.0..=max).contains(&depth));
     }
 
     /// Every id that dense sampling meets is met, in the same order; the walk starts
