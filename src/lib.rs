@@ -184,7 +184,7 @@ pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
-pub use walk::{AnswerTiming, WalkCommandsExt};
+pub use walk::{AnswerTiming, Hurry, WalkCommandsExt};
 pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -201,7 +201,7 @@ pub mod prelude {
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, DepthScale, DepthSorting,
         ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
-        HotspotCommandsExt, InRegion, Interacting, InteractionArrived, InteractionCancelled,
+        HotspotCommandsExt, Hurry, InRegion, Interacting, InteractionArrived, InteractionCancelled,
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
         PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestId,
         RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
@@ -502,6 +502,7 @@ impl Plugin for WalkmaskPlugin {
                     crowd::velocities::take_velocities,
                     crowd::tiles::reserve_tiles,
                     walk::movement::nudge_standing_walkers,
+                    walk::hurry::hurry_walks,
                     walk::movement::move_walkers,
                     scaling::follow_depth,
                     crowd::avoid::gather_crowd,

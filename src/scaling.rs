@@ -209,14 +209,6 @@ impl DepthScale {
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RegionSpeed(pub(crate) f32);
 
-/// What a walker's speed is multiplied by now: its depth's factor and its region's.
-pub(crate) type SpeedFactors = (Option<&'static DepthScale>, Option<&'static RegionSpeed>);
-
-/// The product of a walker's [`SpeedFactors`] (1 for those it has not).
-pub(crate) fn speed_factor((depth, region): (Option<&DepthScale>, Option<&RegionSpeed>)) -> f32 {
-    depth.map_or(1.0, DepthScale::speed_factor) * region.map_or(1.0, |r| r.0)
-}
-
 /// A walker that follows its room's scaling.
 type ScaledWalker = (
     &'static Walker,

@@ -14,9 +14,9 @@ use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::room::MaskMapping;
-use crate::scaling::{SpeedFactors, speed_factor};
 use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
+use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walk::steered::{steered_step, steering_released};
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 

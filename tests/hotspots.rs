@@ -675,3 +675,60 @@ fn the_layer_check_reports_what_is_wrong_with_the_layers() {
             .any(|p| format!("{p:?}").contains(&format!("{bell:?}")))
     );
 }
+
+/// A double click on a hotspot with `HotspotClicks::double_click` set to skip puts
+/// the player at the walk-to point at once and the interaction arrives once; with
+/// it unset, the second click starts the interaction again (one cancelled, one
+/// arrived, after the whole walk).
+#[test]
+fn a_double_click_on_a_hotspot_skips_the_walk_when_asked() {
+    use bevy::picking::pointer::PointerButton;
+    for pace in Pace::BOTH {
+        for skip in [true, false] {
+            let mut r = room(pace, 1, vault());
+            r.app.insert_resource(ClickToWalk::new(ClickInput::Picking));
+            r.app
+                .world_mut()
+                .resource_mut::<HotspotClicks>()
+                .double_click = skip.then_some(Hurry::Skip);
+            let player = r
+                .app
+                .world_mut()
+                .spawn((
+                    Walker::new(120.0),
+                    PlayerWalker,
+                    Transform::from_translation(px(2, 44).extend(1.0)),
+                ))
+                .id();
+            let mut clock = pace.clock();
+            clock.frame(&mut r.app);
+            picking::click_counted(&mut r.app, r.bell, px(42, 4), PointerButton::Primary, 1);
+            clock.frames(&mut r.app, 3);
+            picking::click_counted(&mut r.app, r.bell, px(42, 4), PointerButton::Primary, 2);
+            let frames = clock.until(&mut r.app, 600, |world| {
+                !world.resource::<Endings>().of(player).is_empty()
+                    && world.get::<Interacting>(player).is_none()
+                    && world.get::<WalkState>(player) == Some(&WalkState::Arrived)
+            });
+            clock.frames(&mut r.app, 5);
+            let endings = r.app.world().resource::<Endings>().of(player);
+            assert!(
+                position(&r.app, player).distance(px(42, 20)) < 1e-3,
+                "{pace:?} {skip}"
+            );
+            if skip {
+                assert_eq!(endings, [(r.bell, End::Arrived)], "{pace:?}");
+                assert!(frames <= 20, "{pace:?}: skipped in {frames} frames");
+            } else {
+                assert_eq!(
+                    endings,
+                    [(r.bell, End::Cancelled), (r.bell, End::Arrived)],
+                    "{pace:?}"
+                );
+                // Round the wall, some 80 units at 2 a frame.
+                assert!(frames > 25, "{pace:?}: walked in {frames} frames");
+            }
+            assert_observed_as_sent(&r, &[]);
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! obstacles added and removed, avoidance switched and its priority changed among
 //! walkers with radii, the room moved, walkers moved by game code,
 //! despawned, stripped of `Walker`, the mask replaced, regions switched, interactions
-//! with hotspots started, hotspots switched, despawned and spawned again), under
+//! with hotspots started, hotspots switched, despawned and spawned again, walks
+//! hurried: skipped to their end or run), under
 //! every answer timing, checked against the invariants after every frame and at the
 //! end:
 //!
@@ -12,7 +13,8 @@
 //! * every walk that started ends exactly once, after its start;
 //! * `WalkState`, `WalkHeading` and `WalkPath` agree;
 //! * the plugin never moves a walker across the room's wall (except along a route
-//!   through given points, or while the room itself just moved under it);
+//!   through given points, to the end of a skipped walk, or while the room itself
+//!   just moved under it);
 //! * region entries and exits pair up per walker, and `InRegion` names the enabled
 //!   region under the walker (or none);
 //! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
@@ -28,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, PlannerStatus};
+use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus};
 use common::{
     Kind, Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
     run_until,
@@ -185,6 +187,9 @@ struct Case {
     streams: HashMap<Entity, Vec2>,
     issued: Vec<RequestId>,
     anywhere: HashSet<RequestId>,
+    /// Walkers whose walks were skipped (`hurry(Hurry::Skip)`): they may jump to
+    /// the end of a path.
+    skipping: HashSet<Entity>,
     room_at: Vec2,
     /// Frames since the room last moved.
     room_still: u32,
@@ -244,6 +249,7 @@ impl Case {
             streams: HashMap::new(),
             issued: Vec::new(),
             anywhere: HashSet::new(),
+            skipping: HashSet::new(),
             room_at: Vec2::ZERO,
             room_still: u32::MAX,
             answers: HashMap::new(),
@@ -490,6 +496,17 @@ impl Case {
                     spot.enabled = !spot.enabled;
                 }
             }
+            19 if self.rng.chance(3) => {
+                let how = if self.rng.chance(2) {
+                    Hurry::Skip
+                } else {
+                    Hurry::Run(1.0 + self.rng.below(5) as f32)
+                };
+                if how == Hurry::Skip {
+                    self.skipping.insert(walker);
+                }
+                self.app.world_mut().commands().entity(walker).hurry(how);
+            }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
                 let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
@@ -599,8 +616,11 @@ impl Case {
                     .collect();
                 let mut paths = vec![old, new];
                 paths.extend(landed.iter().map(Vec::as_slice));
+                // A skipped walk jumps to its end.
+                let skipped = self.skipping.contains(&walker)
+                    && paths.iter().any(|path| path.last() == Some(&b));
                 assert!(
-                    move_keeps_off_wall(a, b, &paths, self.room_at),
+                    skipped || move_keeps_off_wall(a, b, &paths, self.room_at),
                     "{ctx}: {walker} moved {a} -> {b} across the wall (room at {}): {:?} {:?} {:?}\n{:?}\n{}",
                     self.room_at,
                     self.app.world().get::<WalkState>(walker),

@@ -10,7 +10,7 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{FieldCacheStats, KeepWarm, WarmFieldCache};
+use bevy_walkmask::{FieldCacheStats, Hurry, KeepWarm, WarmFieldCache};
 use common::{
     Kind, Log, Pace, assert_contract, create_generated_dir, deterministic, headless_app, load_mask,
     path_stays_on, pixel_of, position, px, request, room_pixel, run, spawn_walker, wait_for,
@@ -460,5 +460,68 @@ fn press_and_hold_walks_the_player_after_the_cursor() {
             .collect();
         assert!(ids.len() > 10, "{pace:?}: {} requests", ids.len());
         assert_contract(log, &ids);
+    }
+}
+
+/// The frames from a request under the wall (from the bottom left to the bottom
+/// right, 58 units) until it arrives, hurried by `how` in the frame after the request (while
+/// it is still being planned); the walker's end and the request's answers checked.
+fn hurried_walk(pace: Pace, how: Option<Hurry>) -> usize {
+    let (mut app, _) = wall_room_app(pace.plugin());
+    let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+    let mut clock = pace.clock();
+    clock.frame(&mut app);
+    let target = px(60, 44);
+    let id = request(&mut app, walker, target);
+    clock.frame(&mut app);
+    if let Some(how) = how {
+        app.world_mut().commands().entity(walker).hurry(how);
+    }
+    let frames = clock.until(&mut app, 2000, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+    });
+    assert!(
+        position(&app, walker).distance(target) < 1e-3,
+        "{pace:?} {how:?}"
+    );
+    let log = app.world().resource::<Log>();
+    assert_contract(log, &[id]);
+    assert!(
+        matches!(log.kinds(id)[..], [Kind::Ready { .. }, Kind::Arrived(_)]),
+        "{pace:?} {how:?}: {:?}",
+        log.kinds(id)
+    );
+    // A walk after a hurried one walks at the walker's own speed.
+    let back = request(&mut app, walker, px(2, 44));
+    let again = clock.until(&mut app, 2000, |w| {
+        w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+    });
+    assert!(again > 30, "{pace:?} {how:?}: back in {again} frames");
+    assert_contract(app.world().resource::<Log>(), &[back]);
+    frames
+}
+
+/// `hurry(Skip)` sent while the walk is still planned puts the walker at its end as
+/// soon as the path lands, and the walk arrives there (exactly one answer and one
+/// arrival); `hurry(Run(4))` walks it about four times as fast; the next walk is at
+/// the usual speed.
+#[test]
+fn a_hurried_walk_is_skipped_or_run_to_its_end() {
+    for pace in Pace::BOTH {
+        let walked = hurried_walk(pace, None);
+        let skipped = hurried_walk(pace, Some(Hurry::Skip));
+        let run = hurried_walk(pace, Some(Hurry::Run(4.0)));
+        // 58 units at 1.6 a frame: about 36 frames walked.
+        assert!(walked > 30, "{pace:?}: walked in {walked}");
+        match pace {
+            // The answer lands 2 frames after its search starts; one more to arrive.
+            Pace::Exact(n) => assert!(skipped <= n as usize + 2, "{pace:?}: skipped in {skipped}"),
+            Pace::Paced => assert!(skipped <= 20, "{pace:?}: skipped in {skipped}"),
+        }
+        let expected = walked as f32 / 4.0;
+        assert!(
+            (run as f32) < expected + 6.0 && (run as f32) > expected - 6.0,
+            "{pace:?}: run in {run}, walked in {walked}"
+        );
     }
 }

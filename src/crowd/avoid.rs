@@ -16,10 +16,10 @@ use crate::plan::basis::{Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::request::RequestId;
 use crate::room::{MaskMapping, WalkAreas};
-use crate::scaling::{SpeedFactors, speed_factor};
 use crate::steering::Steered;
 use crate::tuning::WalkTuning;
 use crate::walk::job::WalkOnHold;
+use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::{PlayerWalker, WalkPath, Walker};
 
 /// What avoidance proposes to the walk lifecycle for one walker, and what it keeps

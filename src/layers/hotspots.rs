@@ -41,6 +41,7 @@ use crate::request::{RequestId, WalkRequest};
 use crate::room::WalkRoom;
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
+use crate::walk::hurry::{Hurry, hurry_walker};
 use crate::walker::Walker;
 
 /// A room's hotspot layer: an image of hotspot ids, one per pixel (0: none), loaded
@@ -274,6 +275,12 @@ pub struct HotspotClicks {
     pub primary: Option<Verb>,
     /// The verb of a secondary-button click (default [`Verb::LOOK`]); `None`: none.
     pub secondary: Option<Verb>,
+    /// What the second click of a double click on the hotspot the players are
+    /// walking to does (for the same verb): [`Hurry::Skip`] puts them there at once
+    /// (an exit taken without the walk), [`Hurry::Run`] makes them hurry. `None`,
+    /// the default: it starts the interaction again, like any click. Clicks are
+    /// counted by Bevy's picking (`PickingSettings::multi_click_interval`).
+    pub double_click: Option<Hurry>,
 }
 
 impl Default for HotspotClicks {
@@ -282,6 +289,7 @@ impl Default for HotspotClicks {
             enabled: true,
             primary: Some(Verb::INTERACT),
             secondary: Some(Verb::LOOK),
+            double_click: None,
         }
     }
 }
@@ -901,10 +909,21 @@ pub(crate) fn interact_with_clicked_hotspot(
     click.propagate(false);
     let (entity, room) = (click.entity, child_of.parent());
     let at = click.event.hit.position.map(|p| p.truncate());
+    let hurry = settings.double_click.filter(|_| click.event.count >= 2);
     for player in crate::input::players_in(room, &players, &parents, &rooms, &masks) {
         let verb = verb.clone();
-        commands.queue(move |world: &mut World| {
-            start_interaction(world, player, entity, verb, at);
+        commands.queue(move |world: &mut World| match hurry {
+            // The second click of a double click hurries the walk there, if it is
+            // still under way.
+            Some(how) => {
+                let walking_there = world
+                    .get::<Interacting>(player)
+                    .is_some_and(|i| i.hotspot == entity && i.verb == verb);
+                if walking_there {
+                    hurry_walker(world, player, how);
+                }
+            }
+            None => start_interaction(world, player, entity, verb, at),
         });
     }
 }

@@ -31,7 +31,8 @@ use super::placed_layer;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::{RoomLookup, WalkRoom, room_of};
-use crate::scaling::{RegionSpeed, SpeedFactors, speed_factor};
+use crate::scaling::RegionSpeed;
+use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::Walker;
 
 /// A room's region layer: an image of region ids, one per pixel (0: no region),

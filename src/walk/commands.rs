@@ -4,6 +4,7 @@ use bevy::prelude::*;
 
 use super::accept::accept_request;
 use super::end::stop_walker;
+use super::hurry::{Hurry, hurry_walker};
 use crate::facing::{FaceTarget, turn};
 use crate::placement::entity_world_xy;
 use crate::request::{RequestId, WalkRequest, WalkRoute};
@@ -86,6 +87,25 @@ pub trait WalkCommandsExt {
     /// [`WalkStopped`](crate::WalkStopped) (reason [`Stopped`](crate::StopReason::Stopped)),
     /// and the state becomes [`WalkState::Idle`](crate::WalkState::Idle).
     fn stop_walking(&mut self) -> &mut Self;
+
+    /// Hurries the walker's walk (the one under way, or the newest request being
+    /// planned): [`Hurry::Skip`] puts it at the walk's end as soon as the path is
+    /// known, and the walk arrives there as usual; [`Hurry::Run`] walks the rest of
+    /// the way faster. Over when that walk is (a new request walks at the usual
+    /// speed); a walker with no walk is not changed.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::{Hurry, PlayerWalker, WalkCommandsExt};
+    ///
+    /// fn skip_on_escape(keys: Res<ButtonInput<KeyCode>>, player: Single<Entity, With<PlayerWalker>>, mut commands: Commands) {
+    ///     if keys.just_pressed(KeyCode::Escape) {
+    ///         commands.entity(*player).hurry(Hurry::Skip);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(skip_on_escape);
+    /// ```
+    fn hurry(&mut self, how: Hurry) -> &mut Self;
 }
 
 impl WalkCommandsExt for EntityCommands<'_> {
@@ -123,6 +143,13 @@ impl WalkCommandsExt for EntityCommands<'_> {
         let walker = self.id();
         self.commands()
             .queue(move |world: &mut World| stop_walker(world, walker));
+        self
+    }
+
+    fn hurry(&mut self, how: Hurry) -> &mut Self {
+        let walker = self.id();
+        self.commands()
+            .queue(move |world: &mut World| hurry_walker(world, walker, how));
         self
     }
 }

@@ -125,7 +125,14 @@ pub(crate) fn walker_removed(world: DeferredWorld, context: HookContext) {
                 let position = entity_world_xy(entity.world(), walker).unwrap_or(Vec2::NAN);
                 let open =
                     OpenWork::of(entity.get::<PathJob>(), entity.get::<WalkPath>(), position);
-                entity.remove::<(PathJob, WalkPath, PlannedOn, ObstacleWatch, WalkOnHold)>();
+                entity.remove::<(
+                    PathJob,
+                    WalkPath,
+                    PlannedOn,
+                    ObstacleWatch,
+                    WalkOnHold,
+                    super::hurry::Hurried,
+                )>();
                 super::warm_up::forget(&mut entity);
                 open
             }

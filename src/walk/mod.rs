@@ -8,7 +8,8 @@
 //! * [`answer`]: finished tasks are joined to where the walker got to and applied;
 //! * [`end`]: requests answered unreachable or cancelled, walks stopped, walkers
 //!   removed;
-//! * [`movement`]: walkers walk their paths and arrive;
+//! * [`movement`]: walkers walk their paths and arrive; [`hurry`]: walks skipped to
+//!   their end or walked faster;
 //! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
 //!   masks, the room's placement, teleports, obstacles); the only places that do;
 //! * [`steered`]: the states of walkers steered by `WalkInput`;
@@ -26,14 +27,17 @@ pub(crate) mod accept;
 pub(crate) mod answer;
 pub(crate) mod commands;
 pub(crate) mod end;
+pub(crate) mod hurry;
 pub(crate) mod job;
 pub(crate) mod movement;
 pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
+pub(crate) mod speed;
 pub(crate) mod start;
 pub(crate) mod steered;
 pub(crate) mod timing;
 pub(crate) mod warm_up;
 
 pub use commands::WalkCommandsExt;
+pub use hurry::Hurry;
 pub use timing::AnswerTiming;

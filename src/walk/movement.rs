@@ -5,12 +5,12 @@ use bevy::prelude::*;
 use super::end::block_walker;
 use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
+use super::speed::{SpeedFactors, speed_factor};
 use crate::chase::WalkChase;
 use crate::crowd::avoid::{ArrivalSpot, CrowdMotion, WalkerGrids};
 use crate::facing::{Facing, follow_step, turn};
 use crate::outcome::{Arrived, Outcome, emit};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
-use crate::scaling::{SpeedFactors, speed_factor};
 use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 

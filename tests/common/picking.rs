@@ -10,6 +10,17 @@ pub fn click(
     at: Vec2,
     button: bevy::picking::pointer::PointerButton,
 ) {
+    click_counted(app, entity, at, button, 1);
+}
+
+/// [`click`], as the `count`th click of a multiple click.
+pub fn click_counted(
+    app: &mut App,
+    entity: Entity,
+    at: Vec2,
+    button: bevy::picking::pointer::PointerButton,
+    count: u8,
+) {
     use bevy::picking::events::{Click, Pointer};
     use bevy::picking::pointer::{Location, PointerId};
     let hit =
@@ -28,7 +39,7 @@ pub fn click(
             button,
             hit,
             duration: std::time::Duration::from_millis(80),
-            count: 1,
+            count,
         },
         entity,
     );

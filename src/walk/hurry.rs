@@ -1,0 +1,102 @@
+//! Hurried walks: a walk finished at once (the second click of a double click on an
+//! exit) or walked faster to its end.
+
+use bevy::prelude::*;
+
+use super::job::PathJob;
+use crate::placement::{Parents, parent_of, set_world_xy};
+use crate::request::RequestId;
+use crate::walker::{WalkPath, Walker};
+
+/// How [`WalkCommandsExt::hurry`](crate::WalkCommandsExt::hurry) hurries a walk.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+pub enum Hurry {
+    /// The walker is put at the end of its path as soon as the path is known, and
+    /// the walk arrives there as usual (with [`Arrived`](crate::Arrived) and its
+    /// facing).
+    Skip,
+    /// The walker walks the rest of the way this many times as fast (above 0;
+    /// anything else counts as 1).
+    Run(f32),
+}
+
+/// The walk of `request` is hurried: on the walker until that walk is no longer
+/// its walk.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Hurried {
+    pub(crate) request: RequestId,
+    pub(crate) how: Hurry,
+}
+
+impl Hurried {
+    /// What the walker's speed is multiplied by.
+    pub(crate) fn speed_factor(&self) -> f32 {
+        match self.how {
+            Hurry::Run(factor) if factor.is_finite() && factor > 0.0 => factor,
+            _ => 1.0,
+        }
+    }
+}
+
+/// Hurries the walk `walker` is on or is being planned for (the newest request);
+/// nothing for a walker without one.
+pub(crate) fn hurry_walker(world: &mut World, walker: Entity, how: Hurry) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    let request = entity
+        .get::<PathJob>()
+        .map(|job| job.pending.as_ref().map_or(job.request, |p| p.request))
+        .or_else(|| entity.get::<WalkPath>().map(|path| path.request));
+    if let Some(request) = request {
+        entity.insert(Hurried { request, how });
+    }
+}
+
+/// A hurried walker.
+type HurriedWalker = (
+    Entity,
+    &'static Hurried,
+    &'static mut Transform,
+    Option<&'static ChildOf>,
+    Option<&'static mut WalkPath>,
+    Option<&'static PathJob>,
+);
+
+/// Puts walkers whose walk is skipped at its end (before [`move_walkers`], which then
+/// ends the walk there), and forgets hurries of walks that are over.
+///
+/// [`move_walkers`]: super::movement::move_walkers
+pub(crate) fn hurry_walks(
+    mut commands: Commands,
+    mut walkers: Query<HurriedWalker, With<Walker>>,
+    parents: Parents,
+) {
+    for (entity, hurried, mut transform, child_of, path, job) in &mut walkers {
+        let planned = job.is_some_and(|job| {
+            job.request == hurried.request
+                || job
+                    .pending
+                    .as_ref()
+                    .is_some_and(|p| p.request == hurried.request)
+        });
+        let Some(mut path) = path.filter(|path| path.request == hurried.request) else {
+            if !planned {
+                commands.entity(entity).try_remove::<Hurried>();
+            }
+            continue;
+        };
+        if hurried.how != Hurry::Skip {
+            continue;
+        }
+        let len = path.waypoints.len();
+        if let Some(&end) = path.waypoints.last()
+            && path.next + 1 < len
+            && end.is_finite()
+        {
+            let parent = parent_of(child_of, &parents);
+            set_world_xy(&mut transform, parent, end);
+            path.next = len - 1;
+        }
+    }
+}
