@@ -40,6 +40,8 @@ pub struct WalkMask {
     present: AreaSet,
     /// Per area id: the first and last row holding it (`(u32::MAX, 0)` when absent).
     rows: std::sync::Arc<[(u32, u32); 256]>,
+    /// Names of ids, from the loader's settings ([`WalkMaskLoaderSettings::names`]).
+    names: std::sync::Arc<std::collections::BTreeMap<u8, String>>,
 }
 
 impl std::ops::Deref for WalkMask {
@@ -91,7 +93,33 @@ impl WalkMask {
             revision: NEXT_REVISION.fetch_add(1, Ordering::Relaxed),
             present,
             rows: std::sync::Arc::new(rows),
+            names: Default::default(),
         }
+    }
+
+    /// The mask with names for its ids (a layer's regions or hotspots, a walk
+    /// mask's areas), as [`WalkMaskLoaderSettings::names`] gives them.
+    ///
+    /// ```
+    /// use bevy_walkmask::WalkMask;
+    /// let layer = WalkMask::new(bevy_walkmask::walkmask::WalkMask::from_fn(4, 4, |x, _| u8::from(x < 2)).unwrap())
+    ///     .with_names([(1, "rug".to_string())].into());
+    /// assert_eq!(layer.name(1), Some("rug"));
+    /// assert_eq!(layer.name(2), None);
+    /// ```
+    pub fn with_names(mut self, names: std::collections::BTreeMap<u8, String>) -> Self {
+        self.names = std::sync::Arc::new(names);
+        self
+    }
+
+    /// The name of id `id`, if it has one.
+    pub fn name(&self, id: u8) -> Option<&str> {
+        self.names.get(&id).map(String::as_str)
+    }
+
+    /// Every named id with its name.
+    pub fn names(&self) -> &std::collections::BTreeMap<u8, String> {
+        &self.names
     }
 
     /// The first and last row (mask pixels, y down) holding area `id`, if any: what
@@ -200,6 +228,9 @@ pub struct WalkMaskLoaderSettings {
     /// A file larger than this fails with [`walkmask::MaskError::FileTooLarge`]
     /// without being read further.
     pub max_alloc_bytes: Option<u64>,
+    /// Names of ids ([`WalkMask::name`]): a layer's regions or hotspots, or a walk
+    /// mask's areas. In a `.meta` file: `names: {1: "rug", 2: "doorway"}`.
+    pub names: std::collections::BTreeMap<u8, String>,
 }
 
 impl WalkMaskLoaderSettings {
@@ -312,7 +343,12 @@ impl AssetLoader for WalkMaskLoader {
         settings: &Self::Settings,
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
-        read_mask(reader, &settings.rule, settings.limits(), load_context).await
+        let mask = read_mask(reader, &settings.rule, settings.limits(), load_context).await?;
+        Ok(if settings.names.is_empty() {
+            mask
+        } else {
+            mask.with_names(settings.names.clone())
+        })
     }
 
     fn extensions(&self) -> &[&str] {

@@ -388,6 +388,18 @@ impl RoomView<'_, '_, '_> {
         Some(if regions.is_enabled(id) { id } else { 0 })
     }
 
+    /// The name of region `id` of the room's [`WalkRegions`]: the one the component
+    /// gives it, else the one its layer's loader settings give it
+    /// ([`WalkMask::name`](crate::WalkMask::name)); `None` when neither does (or the
+    /// room has no region layer).
+    pub fn region_name(&self, id: u8) -> Option<&str> {
+        let regions = self.query.regions.get(self.room).ok()?;
+        regions
+            .name(id)
+            .filter(|name| !name.is_empty())
+            .or_else(|| self.query.masks.get(&regions.layer)?.name(id))
+    }
+
     /// The enabled [`Hotspot`](crate::Hotspot) of the room's
     /// [`WalkHotspots`](crate::WalkHotspots) layer at `point`; `None` on the floor,
     /// where the hotspot with that id is disabled or missing, when the room has no

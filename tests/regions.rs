@@ -8,6 +8,7 @@
 
 mod common;
 
+use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use common::{Pace, add_mask, headless_app, position, px, request, spawn_walker};
@@ -540,5 +541,109 @@ fn the_query_says_which_region_a_walker_is_in() {
     assert_eq!(
         app.world().resource::<Answers>().0,
         [Some((room, 1)), Some((room, 0)), None]
+    );
+}
+
+/// Writes an RGBA layer (`pixel` gives each colour) and a `.meta` that reads it
+/// with the exact-colour rule and names its ids.
+fn write_colour_layer(name: &str, pixel: impl Fn(u32, u32) -> [u8; 4]) {
+    common::create_generated_dir();
+    let image = image::RgbaImage::from_fn(64, 48, |x, y| image::Rgba(pixel(x, y)));
+    image.save(common::asset_file(name)).unwrap();
+    std::fs::write(
+        common::asset_file(&format!("{name}.meta")),
+        r#"(
+    meta_format_version: "1.0",
+    asset: Load(
+        loader: "bevy_walkmask::asset::WalkMaskLoader",
+        settings: (
+            rule: ExactColors([
+                (rgb: (200, 40, 40), area: 1),
+                (rgb: (40, 40, 200), area: 2),
+            ]),
+            names: {1: "rug", 2: "doorway"},
+        ),
+    ),
+)
+"#,
+    )
+    .unwrap();
+}
+
+/// A region layer painted in colours, described by its `.meta` (colours to ids, and
+/// names): loads with its ids and names, which the query reports; a stray colour is
+/// a load error naming the colour and a pixel where it is.
+#[test]
+fn a_layer_described_by_colours_and_names_loads_or_names_a_stray_colour() {
+    let paint = |x: u32, _y: u32| match x {
+        10..=14 => [200, 40, 40, 255],
+        20 => [40, 40, 200, 255],
+        _ => [0, 0, 0, 0],
+    };
+    write_colour_layer("generated/colour_regions.walk.png", paint);
+    write_colour_layer("generated/stray_regions.walk.png", |x, y| {
+        if (x, y) == (17, 30) {
+            [201, 40, 40, 255]
+        } else {
+            paint(x, y)
+        }
+    });
+    let mut app = headless_app(Pace::Exact(0).plugin());
+    let mask = add_mask(&mut app, 64, 48, common::room_pixel);
+    let layer = common::load_mask(&mut app, "generated/colour_regions.walk.png");
+    {
+        let masks = app.world().resource::<Assets<WalkMask>>();
+        let loaded = masks.get(&layer).unwrap();
+        assert_eq!(
+            (
+                loaded.area_at(12, 3),
+                loaded.area_at(20, 3),
+                loaded.area_at(5, 3)
+            ),
+            (Some(1), Some(2), Some(0))
+        );
+        assert_eq!(
+            (loaded.name(1), loaded.name(2), loaded.name(3)),
+            (Some("rug"), Some("doorway"), None)
+        );
+    }
+    // Named by the layer unless the component names it.
+    let room = app
+        .world_mut()
+        .spawn((
+            WalkRoom::new(mask),
+            WalkRegions::new(layer).with_region(2, "door"),
+        ))
+        .id();
+    app.update();
+    let names = app
+        .world_mut()
+        .run_system_once(move |query: WalkQuery| {
+            let view = query.room(room).unwrap();
+            [1, 2, 3].map(|id| view.region_name(id).map(str::to_owned))
+        })
+        .unwrap();
+    assert_eq!(names, [Some("rug".into()), Some("door".into()), None]);
+    let stray: Handle<WalkMask> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("generated/stray_regions.walk.png");
+    common::wait_for(&mut app, 200, |w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&stray),
+            bevy::asset::LoadState::Failed(_)
+        )
+    });
+    let bevy::asset::LoadState::Failed(error) =
+        app.world().resource::<AssetServer>().load_state(&stray)
+    else {
+        unreachable!()
+    };
+    let error = error.to_string();
+    assert!(
+        error.contains("stray_regions.walk.png")
+            && error.contains("#c92828")
+            && error.contains("pixel 17, 30"),
+        "{error}"
     );
 }

@@ -91,6 +91,13 @@ pub enum DecodeRule {
     /// Exact colour -> area id; every other colour is blocked. When a colour is
     /// listed twice, the first entry wins.
     Colors(Vec<AreaColor>),
+    /// Exact colour -> id, every colour listed: a pixel of a colour in no entry is
+    /// [`MaskError::UnmappedColor`], naming the colour and the first pixel that has
+    /// it (an anti-aliased edge or a stray brush stroke in a layer painted by hand).
+    /// Fully transparent pixels are id 0 whatever their colour, so a layer may be
+    /// painted on a transparent background. When a colour is listed twice, the first
+    /// entry wins. Decoded through the `image` crate.
+    ExactColors(Vec<AreaColor>),
 }
 
 /// Why a mask could not be created or decoded.
@@ -125,6 +132,21 @@ pub enum MaskError {
     /// The image could not be decoded (corrupt, truncated or an unsupported format).
     #[error("could not decode walk mask image: {0}")]
     Image(#[from] image::ImageError),
+    /// [`DecodeRule::ExactColors`] met a colour its table does not list.
+    #[error(
+        "colour #{:02x}{:02x}{:02x} (at pixel {x}, {y}) is in no entry of the colour table",
+        rgb[0],
+        rgb[1],
+        rgb[2]
+    )]
+    UnmappedColor {
+        /// The colour, `[r, g, b]`.
+        rgb: [u8; 3],
+        /// The column of the first pixel of that colour.
+        x: u32,
+        /// Its row.
+        y: u32,
+    },
     /// [`DecodeRule::Indexed`] on an image that has neither a palette nor grey levels.
     #[error("the indexed rule needs a palette or greyscale image, this one is {0}")]
     NotIndexed(String),

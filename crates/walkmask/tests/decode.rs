@@ -933,7 +933,135 @@ fn monoags_masks_decode_by_alpha() {
 // Consistency and speed
 // ---------------------------------------------------------------------------------
 
+fn exact(entries: &[([u8; 3], u8)]) -> DecodeRule {
+    match colors(entries) {
+        DecodeRule::Colors(table) => DecodeRule::ExactColors(table),
+        _ => unreachable!(),
+    }
+}
+
+/// The exact-colour rule: listed colours become their ids, transparent pixels 0
+/// whatever their colour, and the first pixel of a colour not listed is an error
+/// naming the colour and the pixel, in PNG (true colour and palette), GIF and BMP.
+#[test]
+fn exact_colors_name_the_first_unmapped_colour_and_its_pixel() {
+    let rug = [200, 40, 40];
+    let door = [40, 40, 200];
+    let stray = [201, 40, 40];
+    let pixels: [[u8; 4]; 8] = [
+        [0, 0, 0, 255],
+        [200, 40, 40, 255],
+        [40, 40, 200, 255],
+        [9, 9, 9, 0], // transparent: unpainted
+        [200, 40, 40, 255],
+        [0, 0, 0, 255],
+        [40, 40, 200, 255],
+        [0, 0, 0, 255],
+    ];
+    let image = RgbaImage::from_vec(4, 2, pixels.concat()).unwrap();
+    let table = exact(&[([0, 0, 0], 0), (rug, 1), (door, 2)]);
+    assert_eq!(areas(&png(image.clone()), &table), [0, 1, 2, 0, 1, 0, 2, 0]);
+    // A stray brush stroke at (2, 1) and (3, 1).
+    let mut strayed = image.clone();
+    strayed.put_pixel(2, 1, Rgba([stray[0], stray[1], stray[2], 255]));
+    strayed.put_pixel(3, 1, Rgba([stray[0], stray[1], stray[2], 255]));
+    // Without alpha, the unpainted pixel is painted black.
+    let mut opaque = strayed.clone();
+    opaque.put_pixel(3, 0, Rgba([0, 0, 0, 255]));
+    let rgb = DynamicImage::ImageRgba8(opaque).to_rgb8();
+    for (format, bytes) in [
+        ("png", png(strayed.clone())),
+        ("rgb png", png(rgb.clone())),
+        (
+            "gif",
+            encode(DynamicImage::ImageRgb8(rgb.clone()), ImageFormat::Gif),
+        ),
+        (
+            "bmp",
+            encode(DynamicImage::ImageRgb8(rgb.clone()), ImageFormat::Bmp),
+        ),
+    ] {
+        match WalkMask::decode(&bytes, &table) {
+            Err(e @ MaskError::UnmappedColor { .. }) => {
+                assert!(
+                    matches!(
+                        e,
+                        MaskError::UnmappedColor {
+                            rgb: [201, 40, 40],
+                            x: 2,
+                            y: 1
+                        }
+                    ),
+                    "{format}: {e:?}"
+                );
+                assert_eq!(
+                    e.to_string(),
+                    "colour #c92828 (at pixel 2, 1) is in no entry of the colour table"
+                );
+            }
+            other => panic!("{format}: {:?}", other.map(|m| m.areas().to_vec())),
+        }
+        // The lenient rule reads the same pixels as blocked.
+        assert_eq!(
+            areas(&bytes, &colors(&[(rug, 1), (door, 2)]))[6],
+            0,
+            "{format}"
+        );
+    }
+    // A palette PNG with an unused palette entry of a colour not listed decodes.
+    let palette = [[0u8, 0, 0], rug, door, [1, 2, 3]];
+    let bytes = raw_png(
+        4,
+        1,
+        png::ColorType::Indexed,
+        png::BitDepth::Eight,
+        &[0, 1, 2, 1],
+        Some(&palette),
+        None,
+    );
+    assert_eq!(areas(&bytes, &table), [0, 1, 2, 1]);
+}
+
 proptest! {
+    /// The exact-colour rule decodes as the lenient one when every opaque pixel's
+    /// colour is listed, and otherwise fails at the first such pixel in row order,
+    /// naming its colour.
+    #[test]
+    fn exact_colors_agree_with_colors_or_name_the_first_unlisted_pixel(
+        width in 1u32..10,
+        height in 1u32..10,
+        pixels in proptest::collection::vec((0usize..5, any::<bool>()), 100),
+        listed in proptest::collection::vec(any::<bool>(), 5),
+    ) {
+        let palette = [[0u8, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255], [90, 90, 90]];
+        let image = RgbaImage::from_fn(width, height, |x, y| {
+            let (c, opaque) = pixels[(y * width + x) as usize];
+            let [r, g, b] = palette[c];
+            Rgba([r, g, b, if opaque { 255 } else { 0 }])
+        });
+        let entries: Vec<([u8; 3], u8)> = (0..5)
+            .filter(|&c| listed[c])
+            .map(|c| (palette[c], c as u8 * 10))
+            .collect();
+        let bytes = png(image.clone());
+        let first = image
+            .enumerate_pixels()
+            .find(|(_, _, p)| p[3] > 0 && !entries.iter().any(|(rgb, _)| rgb[..] == p.0[..3]));
+        match (WalkMask::decode(&bytes, &exact(&entries)), first) {
+            (Ok(mask), None) => {
+                // Transparent pixels are 0 here; the lenient rule maps them by colour.
+                let lenient = areas(&bytes, &colors(&entries));
+                for ((&area, &lenient), p) in mask.areas().iter().zip(&lenient).zip(image.pixels()) {
+                    prop_assert_eq!(area, if p[3] == 0 { 0 } else { lenient });
+                }
+            }
+            (Err(MaskError::UnmappedColor { rgb, x, y }), Some((fx, fy, p))) => {
+                prop_assert_eq!((rgb[..].to_vec(), x, y), (p.0[..3].to_vec(), fx, fy));
+            }
+            (got, expected) => prop_assert!(false, "{:?} vs {:?}", got.map(|m| m.areas().to_vec()), expected),
+        }
+    }
+
     /// The luma rule agrees with the `image` crate's own grey conversion.
     #[test]
     fn luma_rule_matches_the_image_crate(

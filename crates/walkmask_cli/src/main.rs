@@ -107,10 +107,12 @@ struct MaskArgs {
     /// indexed: the palette index (or grey level) is the area id, 0 blocked.
     /// channel:C:T: channel C (r, g, b or a) >= T is area 1, e.g. channel:b:128.
     /// colors: exact colours from --area-color, every other colour blocked.
+    /// exact-colors: as colors, but a colour not listed (in an opaque pixel) is an
+    /// error naming it and its first pixel.
     #[arg(long, value_name = "RULE", value_parser = rules::parse_rule, verbatim_doc_comment)]
     rule: Option<RuleArg>,
 
-    /// With --rule colors: pixels of this exact RGB colour are area ID
+    /// With --rule colors or exact-colors: pixels of this exact RGB colour are area ID
     /// (repeatable; ID 0 makes the colour blocked). Implies --rule colors.
     #[arg(long = "area-color", value_name = "ID=#RRGGBB", value_parser = rules::parse_area_color)]
     area_color: Vec<AreaColor>,

@@ -10,9 +10,13 @@ pub enum RuleArg {
     Rule(DecodeRule),
     /// `colors`: the table comes from `--area-color`.
     Colors,
+    /// `exact-colors`: the table comes from `--area-color`, and a colour it does
+    /// not list is an error.
+    ExactColors,
 }
 
-/// Reads `luma`, `alpha`, `indexed`, `channel:r|g|b|a:THRESHOLD` or `colors`.
+/// Reads `luma`, `alpha`, `indexed`, `channel:r|g|b|a:THRESHOLD`, `colors` or
+/// `exact-colors`.
 pub fn parse_rule(s: &str) -> Result<RuleArg, String> {
     let lower = s.trim().to_ascii_lowercase();
     match lower.as_str() {
@@ -20,11 +24,12 @@ pub fn parse_rule(s: &str) -> Result<RuleArg, String> {
         "alpha" => return Ok(RuleArg::Rule(DecodeRule::Alpha)),
         "indexed" => return Ok(RuleArg::Rule(DecodeRule::Indexed)),
         "colors" | "colours" => return Ok(RuleArg::Colors),
+        "exact-colors" | "exact-colours" => return Ok(RuleArg::ExactColors),
         _ => {}
     }
     let Some(rest) = lower.strip_prefix("channel:") else {
         return Err(format!(
-            "unknown rule `{s}`: expected luma, alpha, indexed, channel:r|g|b|a:THRESHOLD or colors"
+            "unknown rule `{s}`: expected luma, alpha, indexed, channel:r|g|b|a:THRESHOLD, colors or exact-colors"
         ));
     };
     let (channel, threshold) = rest.split_once(':').ok_or_else(|| {
@@ -72,8 +77,8 @@ pub fn parse_area_color(s: &str) -> Result<AreaColor, String> {
 
 /// Combines `--rule` and `--area-color` into one decoding rule.
 ///
-/// `--area-color` without `--rule` means `colors`; `colors` needs at least one
-/// `--area-color`, and `--area-color` with any other rule is a mistake.
+/// `--area-color` without `--rule` means `colors`; `colors` and `exact-colors` need
+/// at least one `--area-color`, and `--area-color` with any other rule is a mistake.
 pub fn resolve_rule(rule: Option<&RuleArg>, colors: &[AreaColor]) -> Result<DecodeRule, String> {
     match rule {
         None if colors.is_empty() => Ok(DecodeRule::default()),
@@ -84,11 +89,18 @@ pub fn resolve_rule(rule: Option<&RuleArg>, colors: &[AreaColor]) -> Result<Deco
                 Ok(DecodeRule::Colors(colors.to_vec()))
             }
         }
+        Some(RuleArg::ExactColors) => {
+            if colors.is_empty() {
+                Err("--rule exact-colors needs at least one --area-color ID=#RRGGBB".to_string())
+            } else {
+                Ok(DecodeRule::ExactColors(colors.to_vec()))
+            }
+        }
         Some(RuleArg::Rule(r)) => {
             if colors.is_empty() {
                 Ok(r.clone())
             } else {
-                Err("--area-color only applies to --rule colors".to_string())
+                Err("--area-color only applies to --rule colors or exact-colors".to_string())
             }
         }
     }
@@ -172,6 +184,12 @@ mod tests {
             DecodeRule::Colors(vec![c])
         );
         assert!(resolve_rule(Some(&RuleArg::Colors), &[]).is_err());
+        assert_eq!(parse_rule("exact-colors").unwrap(), RuleArg::ExactColors);
+        assert_eq!(
+            resolve_rule(Some(&RuleArg::ExactColors), &[c]).unwrap(),
+            DecodeRule::ExactColors(vec![c])
+        );
+        assert!(resolve_rule(Some(&RuleArg::ExactColors), &[]).is_err());
         assert!(resolve_rule(Some(&RuleArg::Rule(DecodeRule::Alpha)), &[c]).is_err());
     }
 }

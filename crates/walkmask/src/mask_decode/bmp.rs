@@ -239,7 +239,16 @@ pub(super) fn decode_through_image(
         ImageError::Limits(_) => out_of_memory(),
         e => e.into(),
     })?;
-    PixelRule::new(rule).map_row(&raw, color, ByteOrder::Native, &mut areas)?;
+    let mut pixels = PixelRule::new(rule);
+    pixels.map_row(&raw, color, ByteOrder::Native, &mut areas)?;
     drop(raw);
+    if let Some((i, rgb)) = pixels.unmapped() {
+        let w = width.max(1) as usize;
+        return Err(MaskError::UnmappedColor {
+            rgb,
+            x: (i % w) as u32,
+            y: (i / w) as u32,
+        });
+    }
     WalkMask::with_limits(width, height, areas, limits)
 }

@@ -35,6 +35,10 @@ pub(crate) fn decode(
     limits: &MaskLimits,
 ) -> Result<WalkMask, MaskError> {
     contain_panics(|| match image::guess_format(bytes).ok() {
+        // Every pixel's colour is checked, in the order of the whole image.
+        _ if matches!(rule, DecodeRule::ExactColors(_)) => {
+            bmp::decode_through_image(bytes, rule, limits)
+        }
         Some(ImageFormat::Png) => png::decode(bytes, rule, limits),
         Some(ImageFormat::Gif) => gif::decode(bytes, rule, limits),
         Some(ImageFormat::Bmp) => bmp::decode(bytes, rule, limits),

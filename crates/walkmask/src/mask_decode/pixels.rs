@@ -24,6 +24,13 @@ pub(super) enum PixelRule {
         threshold: u8,
     },
     Colors(ColorLookup),
+    /// [`DecodeRule::ExactColors`]: also remembers the first pixel (its index among
+    /// the pixels mapped) of a colour the table does not list.
+    Exact {
+        lookup: ColorLookup,
+        seen: usize,
+        unmapped: Option<(usize, [u8; 3])>,
+    },
     /// The indexed rule on a grey image: the grey level is the id.
     Grey,
 }
@@ -43,7 +50,21 @@ impl PixelRule {
                 threshold: *threshold,
             },
             DecodeRule::Colors(table) => Self::Colors(ColorLookup::new(table)),
+            DecodeRule::ExactColors(table) => Self::Exact {
+                lookup: ColorLookup::new(table),
+                seen: 0,
+                unmapped: None,
+            },
             DecodeRule::Indexed => Self::Grey,
+        }
+    }
+
+    /// The index (among the pixels mapped) and colour of the first pixel whose
+    /// colour [`DecodeRule::ExactColors`] does not list.
+    pub(super) fn unmapped(&self) -> Option<(usize, [u8; 3])> {
+        match self {
+            Self::Exact { unmapped, .. } => *unmapped,
+            _ => None,
         }
     }
 
@@ -54,7 +75,22 @@ impl PixelRule {
             Self::Luma => u8::from(a >= 128 && is_light(r, g, b)),
             Self::Alpha => u8::from(a > 0),
             Self::Channel { index, threshold } => u8::from([r, g, b, a][*index] >= *threshold),
-            Self::Colors(lookup) => lookup.area(r, g, b),
+            Self::Colors(lookup) => lookup.area(r, g, b).unwrap_or(0),
+            Self::Exact {
+                lookup,
+                seen,
+                unmapped,
+            } => {
+                let i = *seen;
+                *seen += 1;
+                if a == 0 {
+                    return 0;
+                }
+                lookup.area(r, g, b).unwrap_or_else(|| {
+                    unmapped.get_or_insert((i, [r, g, b]));
+                    0
+                })
+            }
             Self::Grey => r,
         }
     }
@@ -195,7 +231,7 @@ fn f32_to_8(bytes: [u8; 4]) -> u8 {
 /// colour.
 pub(super) struct ColorLookup {
     sorted: Vec<(u32, u8)>,
-    last: Option<(u32, u8)>,
+    last: Option<(u32, Option<u8>)>,
 }
 
 impl ColorLookup {
@@ -208,18 +244,20 @@ impl ColorLookup {
         Self { sorted, last: None }
     }
 
+    /// The area of a colour, `None` for one the table does not list.
     #[inline]
-    fn area(&mut self, r: u8, g: u8, b: u8) -> u8 {
+    fn area(&mut self, r: u8, g: u8, b: u8) -> Option<u8> {
         let key = (r as u32) << 16 | (g as u32) << 8 | b as u32;
         if let Some((k, area)) = self.last
             && k == key
         {
             return area;
         }
-        let area = match self.sorted.binary_search_by_key(&key, |&(k, _)| k) {
-            Ok(i) => self.sorted[i].1,
-            Err(_) => 0,
-        };
+        let area = self
+            .sorted
+            .binary_search_by_key(&key, |&(k, _)| k)
+            .ok()
+            .map(|i| self.sorted[i].1);
         self.last = Some((key, area));
         area
     }
