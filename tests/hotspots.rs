@@ -732,3 +732,75 @@ fn a_double_click_on_a_hotspot_skips_the_walk_when_asked() {
         }
     }
 }
+
+/// A hotspot with a baseline is hit at the depth its baseline sorts it to: a
+/// character whose feet are below the baseline is nearer the camera (takes the
+/// pointer), one above it is farther (the hotspot covers it).
+#[cfg(feature = "picking")]
+#[test]
+fn a_hotspot_with_a_baseline_is_picked_at_its_depth_among_characters() {
+    use bevy::picking::backend::PointerHits;
+    use bevy::picking::backend::ray::{RayId, RayMap};
+    use bevy::picking::pointer::PointerId;
+    let mut r = room(Pace::Exact(0), 1, vault());
+    r.app.init_resource::<RayMap>().add_message::<PointerHits>();
+    let camera = r
+        .app
+        .world_mut()
+        .spawn((Camera2d, Transform::from_xyz(0.0, 0.0, 1000.0)))
+        .id();
+    // The bell's baseline at its bottom row; one character behind it, one in front.
+    let bell_base = px(42, 6).y;
+    r.app
+        .world_mut()
+        .entity_mut(r.bell)
+        .insert((Baseline::At(bell_base), Transform::default()));
+    let spawn = |r: &mut Room, at: Vec2| {
+        r.app
+            .world_mut()
+            .spawn((Baseline::Feet, Transform::from_translation(at.extend(0.0))))
+            .id()
+    };
+    let behind = spawn(&mut r, px(42, 3));
+    let front = spawn(&mut r, px(42, 10));
+    let ray = Ray3d::new(px(42, 4).extend(1000.0), Dir3::NEG_Z);
+    let id = RayId {
+        camera,
+        pointer: PointerId::Mouse,
+    };
+    r.app
+        .world_mut()
+        .resource_mut::<RayMap>()
+        .map
+        .insert(id, ray);
+    r.app.update();
+    r.app.update();
+    let messages = r.app.world().resource::<Messages<PointerHits>>();
+    let mut cursor = messages.get_cursor();
+    let depth = cursor
+        .read(messages)
+        .flat_map(|h| h.picks.iter())
+        .filter(|(e, _)| *e == r.bell)
+        .map(|(_, d)| d.depth)
+        .last()
+        .expect("the bell is hit");
+    let z = |e: Entity| {
+        r.app
+            .world()
+            .get::<GlobalTransform>(e)
+            .unwrap()
+            .translation()
+            .z
+    };
+    let (bell_z, behind_z, front_z) = (z(r.bell), z(behind), z(front));
+    assert!(
+        behind_z < bell_z && bell_z < front_z,
+        "{behind_z} {bell_z} {front_z}"
+    );
+    assert!(
+        (depth - (1000.0 - bell_z)).abs() < 1e-3,
+        "{depth} vs z {bell_z}"
+    );
+    // Depth along the ray: the character in front is nearer, the one behind farther.
+    assert!(1000.0 - front_z < depth && depth < 1000.0 - behind_z);
+}

@@ -821,14 +821,18 @@ pub const HOTSPOT_LIFT: f32 = 0.01;
 
 /// The hotspot picking backend: for every pointer ray, the enabled hotspot under it
 /// in each room with a hotspot layer, hit where the ray meets the room's plane
-/// ([`HOTSPOT_LIFT`] in front of it). Hotspots with a `Pickable` that is not
-/// hoverable are skipped.
+/// ([`HOTSPOT_LIFT`] in front of it), or, for a hotspot with a
+/// [`Baseline`](crate::Baseline) (and a `Transform`), at the depth its baseline sorts
+/// it to among characters: those in front of its baseline take the pointer, those
+/// behind it are covered. Hotspots with a `Pickable` that is not hoverable are
+/// skipped.
 #[cfg(feature = "picking")]
 pub(crate) fn pick_hotspots(
     rays: Option<Res<bevy::picking::backend::ray::RayMap>>,
     cameras: Query<&Camera>,
     lookup: HotspotLookup,
     pickable: Query<&bevy::picking::Pickable>,
+    sorted: Query<(&crate::Baseline, &GlobalTransform)>,
     hits: Option<ResMut<Messages<bevy::picking::backend::PointerHits>>>,
 ) {
     use bevy::picking::backend::{HitData, PointerHits};
@@ -861,7 +865,14 @@ pub(crate) fn pick_hotspots(
             if pickable.get(hotspot).is_ok_and(|p| !p.is_hoverable) {
                 continue;
             }
-            let depth = (t - HOTSPOT_LIFT).max(0.0);
+            // At its baseline's depth when it is sorted among the characters.
+            let baseline_t = sorted
+                .get(hotspot)
+                .ok()
+                .filter(|(baseline, _)| **baseline != crate::Baseline::Off)
+                .map(|(_, global)| (global.translation().z - ray.origin.z) / ray.direction.z)
+                .filter(|t| t.is_finite() && *t >= 0.0);
+            let depth = baseline_t.unwrap_or((t - HOTSPOT_LIFT).max(0.0));
             picks.push((
                 hotspot,
                 HitData::new(ray_id.camera, depth, Some(point), Some(Vec3::Z)),
