@@ -66,9 +66,16 @@ const WAITER_PAUSE: f32 = 1.5;
 const PROPS: &str = include_str!("../assets/rooms/props.txt");
 /// The hotspots: id, name, walk-to point (room pixels, y down) and facing.
 const HOTSPOTS: &str = include_str!("../assets/rooms/hotspots.txt");
+/// The garden's hotspots, in the same format.
+const GARDEN_HOTSPOTS: &str = include_str!("../assets/rooms/garden_hotspots.txt");
+/// World x of the garden room's centre: beside the lobby, out of its picture. The
+/// camera moves to the room the avatar is in.
+const GARDEN_X: f32 = 2400.0;
 
 /// The assets that come with a `.meta` file (their loader settings).
-const META_FILES: [&str; 6] = [
+const META_FILES: [&str; 8] = [
+    "rooms/garden.walk.png",
+    "rooms/garden.hotspots.walk.png",
     "rooms/lobby.walk.png",
     "rooms/lobby_half.walk.png",
     "rooms/lobby.regions.walk.png",
@@ -121,6 +128,11 @@ fn main() {
     ))
     .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.09)))
     .insert_resource(WalkmaskDebug { enabled: false })
+    // A double click on a hotspot (an exit, say) skips the walk there.
+    .insert_resource(HotspotClicks {
+        double_click: Some(Hurry::Skip),
+        ..default()
+    })
     .init_resource::<Status>()
     .init_resource::<Loaded>()
     .add_systems(Startup, setup)
@@ -128,7 +140,7 @@ fn main() {
         Update,
         (
             keys,
-            (animate_avatar, sort_layers, tint_by_region)
+            (animate_avatar, sort_layers)
                 .chain()
                 .after(WalkmaskSystems::Move),
             (track_outcomes, tell_interactions, update_texts)
@@ -162,10 +174,11 @@ fn main() {
     app.run();
 }
 
-/// The room entity and the two masks the `H` key swaps between.
+/// The lobby (with the two masks the `H` key swaps between) and the garden.
 #[derive(Resource)]
 struct Room {
     entity: Entity,
+    garden: Entity,
     full: Handle<WalkMask>,
     half: Handle<WalkMask>,
 }
@@ -236,11 +249,16 @@ fn setup(
         .spawn((
             Sprite::from_image(assets.load("rooms/lobby.png")),
             WalkRoom::new(full.clone()).with_areas(areas),
-            // Where characters are: on the rug they are lit warm, in the garden by
-            // daylight (`tint_by_region`), and the status line names the player's.
+            // Where characters are: on the rug they are lit warm (fading in over
+            // the rug's edge), in the garden by daylight; the status line names the
+            // player's region.
             WalkRegions::new(assets.load("rooms/lobby.regions.walk.png"))
                 .with_region(1, "on the rug")
-                .with_region(2, "in the garden"),
+                .with_tint(1, Color::srgb(1.0, 0.78, 0.62))
+                .with_fade(1, 6.0)
+                .with_region(2, "in the garden")
+                .with_tint(2, Color::srgb(0.92, 1.0, 0.86))
+                .with_light(2, 1.08),
             // Characters scale with depth, from the generated scale map.
             WalkScaling::default().with_map(
                 assets.load("rooms/lobby.scale.png"),
@@ -250,39 +268,43 @@ fn setup(
             Transform::default(),
         ))
         .id();
-    commands.insert_resource(Room { entity, full, half });
 
     // The hotspots: children of the room, picked by the pointer through the room's
     // hotspot layer. A right-click looks from where the avatar stands.
     commands.entity(entity).insert(WalkHotspots::new(
         assets.load("rooms/lobby.hotspots.walk.png"),
     ));
-    for line in HOTSPOTS
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let (Some(id), Some(x), Some(y), Some(facing)) = (
-            f.first().and_then(|v| v.parse::<u8>().ok()),
-            f.get(2).and_then(|v| v.parse::<f32>().ok()),
-            f.get(3).and_then(|v| v.parse::<f32>().ok()),
-            f.get(4).and_then(|v| facing_named(v)),
-        ) else {
-            warn!("skipping malformed line in hotspots.txt: {line}");
-            continue;
-        };
-        commands
-            .spawn((
-                Name::new(f[1].to_string()),
-                Hotspot::new(id, f[1])
-                    .with_walk_to(px(x, y))
-                    .with_face(FaceTarget::Direction(facing))
-                    .with_verb(Verb::LOOK, WalkPolicy::FaceOnly),
-                ChildOf(entity),
-            ))
-            .observe(name_on_hover)
-            .observe(|_: On<Pointer<Out>>, mut status: ResMut<Status>| status.hover = None);
-    }
+    spawn_hotspots(&mut commands, entity, HOTSPOTS, 0.0);
+
+    // The garden: a second room beside the lobby, the same camera's view (so the
+    // lobby's scale map fits it). The garden path at the lobby lawn's right edge
+    // leads there (the gate must be open to reach it), the lawn's left edge back;
+    // both walk on off the picture before the room changes (`change_room`).
+    let garden = commands
+        .spawn((
+            Sprite::from_image(assets.load("rooms/garden.png")),
+            WalkRoom::new(assets.load("rooms/garden.walk.png")),
+            WalkHotspots::new(assets.load("rooms/garden.hotspots.walk.png")),
+            WalkScaling::default().with_map(
+                assets.load("rooms/lobby.scale.png"),
+                SCALE_RANGE.0,
+                SCALE_RANGE.1,
+            ),
+            Transform::from_xyz(GARDEN_X, 0.0, 0.0),
+        ))
+        .id();
+    spawn_hotspots(&mut commands, garden, GARDEN_HOTSPOTS, GARDEN_X);
+    commands.spawn((
+        SpawnPoint::new("from the garden").facing(FacingDirection::Left),
+        Transform::from_translation(px(1850.0, 540.0).extend(0.0)),
+        ChildOf(entity),
+    ));
+    commands.spawn((
+        SpawnPoint::new("from the lobby").facing(FacingDirection::Right),
+        Transform::from_translation(px(110.0, 760.0).extend(0.0)),
+        ChildOf(garden),
+    ));
+    commands.add_observer(change_room);
 
     // Furniture layers, each drawn in front of the characters whose feet are above
     // its line (`Baseline`); the pillars are walk-behinds cut from the picture by
@@ -327,6 +349,12 @@ fn setup(
         }
     }
     commands.entity(entity).insert(walk_behinds);
+    commands.insert_resource(Room {
+        entity,
+        garden,
+        full,
+        half,
+    });
 
     // The avatar: a 5 x 5 atlas of 128 x 256 frames (eight directions with mirroring), feet 8 px above the frame bottom.
     let layout = layouts.add(TextureAtlasLayout::from_grid(
@@ -349,6 +377,7 @@ fn setup(
             ..default()
         },
         Baseline::Feet,
+        TintedByRegion::default(),
         Sprite::from_atlas_image(
             assets.load("sprites/avatar.png"),
             TextureAtlas {
@@ -377,6 +406,7 @@ fn setup(
             ..default()
         },
         Baseline::Feet,
+        TintedByRegion::default(),
         Sprite::from_atlas_image(
             assets.load("sprites/waiter.png"),
             TextureAtlas {
@@ -391,7 +421,7 @@ fn setup(
     let panel = BackgroundColor(Color::srgba(0.05, 0.04, 0.06, 0.72));
     commands.spawn((
         HelpText,
-        Text::new("Click, hold or arrow keys to walk  |  right-click: look  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
+        Text::new("Click, hold or arrow keys to walk  |  right-click: look  |  double-click: skip the walk  |  G: open/close the gate  |  D: debug overlay  |  H: half-resolution mask  |  Esc: quit"),
         TextFont::from_font_size(17.0),
         TextColor(Color::srgb(0.96, 0.92, 0.84)),
         Node {
@@ -434,6 +464,80 @@ fn facing_named(name: &str) -> Option<FacingDirection> {
     })
 }
 
+/// Spawns the hotspots of `manifest` (the generator's format) as children of `room`,
+/// whose centre is at world x `origin`; the exits lead to the other room.
+fn spawn_hotspots(commands: &mut Commands, room: Entity, manifest: &str, origin: f32) {
+    for line in manifest
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (Some(id), Some(x), Some(y), Some(facing)) = (
+            f.first().and_then(|v| v.parse::<u8>().ok()),
+            f.get(2).and_then(|v| v.parse::<f32>().ok()),
+            f.get(3).and_then(|v| v.parse::<f32>().ok()),
+            f.get(4).and_then(|v| facing_named(v)),
+        ) else {
+            warn!("skipping malformed hotspot line: {line}");
+            continue;
+        };
+        let at = |x: f32, y: f32| px(x, y) + Vec2::X * origin;
+        let mut hotspot = commands.spawn((
+            Name::new(f[1].to_string()),
+            Hotspot::new(id, f[1])
+                .with_walk_to(at(x, y))
+                .with_face(FaceTarget::Direction(facing))
+                .with_verb(Verb::LOOK, WalkPolicy::FaceOnly),
+            ChildOf(room),
+        ));
+        // The exits: on through the picture's edge, then to the other room.
+        match f[1] {
+            "garden" => {
+                hotspot.insert(
+                    RoomExit::new("garden", "from the lobby").with_walk_off(at(x + 110.0, y)),
+                );
+            }
+            "lobby" => {
+                hotspot.insert(
+                    RoomExit::new("lobby", "from the garden").with_walk_off(at(x - 130.0, y)),
+                );
+            }
+            _ => {}
+        }
+        hotspot
+            .observe(name_on_hover)
+            .observe(|_: On<Pointer<Out>>, mut status: ResMut<Status>| status.hover = None);
+    }
+}
+
+/// The avatar walked off through an exit: it comes in at the other room's spawn
+/// point, and the camera moves there.
+fn change_room(
+    exit: On<RoomExitRequested>,
+    room: Res<Room>,
+    rooms: Query<&GlobalTransform, With<WalkRoom>>,
+    mut cameras: Query<&mut Transform, With<Camera2d>>,
+    mut status: ResMut<Status>,
+    mut commands: Commands,
+) {
+    let to = if exit.to == "garden" {
+        room.garden
+    } else {
+        room.entity
+    };
+    commands
+        .entity(exit.entity)
+        .enter_room(to, exit.spawn.clone());
+    if let Ok(at) = rooms.get(to) {
+        for mut camera in &mut cameras {
+            camera.translation.x = at.translation().x;
+            camera.translation.y = at.translation().y;
+        }
+    }
+    status.hover = None;
+    status.last = format!("entered the {}", exit.to);
+}
+
 /// The pointer over a hotspot: the status line names it.
 fn name_on_hover(over: On<Pointer<Over>>, hotspots: Query<&Hotspot>, mut status: ResMut<Status>) {
     if let Ok(hotspot) = hotspots.get(over.entity) {
@@ -460,6 +564,11 @@ fn tell_interactions(
             ("fountain", true) => "The fountain splashes away in the garden.",
             ("bench", false) => "You sit a moment and watch the sky.",
             ("bench", true) => "A garden bench, freshly varnished.",
+            ("pond", false) => "A frog plops into the pond.",
+            ("pond", true) => "Lily pads on still water.",
+            ("garden", false) => "You take the path to the garden.",
+            ("lobby", false) => "Back to the lobby.",
+            ("garden" | "lobby", true) => "A way out.",
             _ => "Nothing happens.",
         };
         info!("{} {}: {line}", e.verb, name(e.hotspot));
@@ -586,18 +695,6 @@ fn animate_avatar(mut avatars: Query<Character>) {
         if let Some(atlas) = sprite.texture_atlas.as_mut() {
             atlas.index = avatar.row * 5 + frame;
         }
-    }
-}
-
-/// Characters take the light of the region they stand in (`InRegion` changes only
-/// when they cross into another).
-fn tint_by_region(mut characters: Query<(&InRegion, &mut Sprite), Changed<InRegion>>) {
-    for (in_region, mut sprite) in &mut characters {
-        sprite.color = match in_region.region {
-            1 => Color::srgb(1.0, 0.82, 0.68),
-            2 => Color::srgb(0.92, 1.0, 0.86),
-            _ => Color::WHITE,
-        };
     }
 }
 
@@ -737,25 +834,34 @@ fn update_texts(
     }
 }
 
-/// Once the room's layers and grid are ready, reports what is wrong with them (the
-/// author's check; nothing, for this room).
-fn check_layers(room: Res<Room>, query: WalkQuery, mut done: Local<bool>) {
-    if *done {
-        return;
-    }
-    let problems = match query
-        .room(room.entity)
-        .and_then(|view| view.with_radius(AVATAR_RADIUS).check_layers())
+/// Once each room's layers and grid are ready, reports what is wrong with them, the
+/// gate open (the author's check; nothing, for these rooms).
+fn check_layers(room: Res<Room>, query: WalkQuery, mut done: Local<[bool; 2]>) {
+    for (i, (name, entity)) in [("lobby", room.entity), ("garden", room.garden)]
+        .into_iter()
+        .enumerate()
     {
-        Ok(problems) => problems,
-        // Not loaded or prepared yet: next frame.
-        Err(_) => return,
-    };
-    *done = true;
-    for problem in &problems {
-        warn!("room layers: {problem}");
+        if done[i] {
+            continue;
+        }
+        let problems = match query
+            .room(entity)
+            // With the gate open: spawn points behind it are meant to be reached.
+            .and_then(|view| {
+                view.with_areas(WalkAreas::all())
+                    .with_radius(AVATAR_RADIUS)
+                    .check_layers()
+            }) {
+            Ok(problems) => problems,
+            // Not loaded or prepared yet: next frame.
+            Err(_) => continue,
+        };
+        done[i] = true;
+        for problem in &problems {
+            warn!("{name} layers: {problem}");
+        }
+        info!("{name} layers checked: {} problem(s)", problems.len());
     }
-    info!("room layers checked: {} problem(s)", problems.len());
 }
 
 /// Logs `ready` once the room's picture and walk mask have loaded: from then on a

@@ -17,8 +17,11 @@
 //!   of the mask's size), grey level = region id: 1 the rug, 2 the garden;
 //! * `rooms/lobby.hotspots.walk.png` and `rooms/hotspots.txt`: the room's hotspot
 //!   layer at 480 x 270, grey level = hotspot id (1 the bell on the desk, 2 the
-//!   painting, 3 the fountain, 4 the bench), and each hotspot's name, walk-to point
-//!   and facing on arrival (checked to be walkable for the avatar);
+//!   painting, 3 the fountain, 4 the bench, 5 the way on to the garden), and each
+//!   hotspot's name, walk-to point and facing on arrival (checked to be walkable for
+//!   the avatar);
+//! * `rooms/garden.png`, `rooms/garden.walk.png`, `rooms/garden.hotspots.walk.png`
+//!   and `rooms/garden_hotspots.txt`: the second room, the garden (module `garden`);
 //! * `rooms/lobby.behind.walk.png`: the walk-behind layer at 1920 x 1080 (the
 //!   picture's size), grey level = id: 1 the left pillar, 2 the right one (their
 //!   baselines are their lines in `props.txt`);
@@ -49,6 +52,7 @@
 //! always agree.
 
 mod dungeon;
+mod garden;
 
 use std::f32::consts::PI;
 use std::fs;
@@ -1896,7 +1900,7 @@ struct HotspotArt {
 }
 
 /// The hotspots, drawn over the picture's bell, painting, fountain and bench.
-const HOTSPOTS: [HotspotArt; 4] = [
+const HOTSPOTS: [HotspotArt; 5] = [
     HotspotArt {
         id: 1,
         name: "bell",
@@ -1928,34 +1932,39 @@ const HOTSPOTS: [HotspotArt; 4] = [
         walk_to: (1700.0, 960.0),
         facing: "up",
     },
+    // The way on to the garden: the lawn's right edge, past the fountain.
+    HotspotArt {
+        id: 5,
+        name: "garden",
+        inside: |x, y| x > 1845.0 && (420.0..640.0).contains(&y),
+        walk_to: (1872.0, 540.0),
+        facing: "right",
+    },
 ];
 
 /// The avatar's radius in the demo (pixels): walk-to points keep this far from
 /// anything blocked.
 const AVATAR_RADIUS: f32 = 14.0;
 
-/// The hotspot layer at `w` x `h`.
-fn hotspots(w: u32, h: u32) -> GrayImage {
+/// The hotspot layer of `spots` at `w` x `h`.
+fn hotspot_layer(spots: &[HotspotArt], w: u32, h: u32) -> GrayImage {
     let (sx, sy) = (W as f32 / w as f32, H as f32 / h as f32);
     GrayImage::from_fn(w, h, |x, y| {
         let (x, y) = ((x as f32 + 0.5) * sx, (y as f32 + 0.5) * sy);
-        Luma([HOTSPOTS
-            .iter()
-            .find(|h| (h.inside)(x, y))
-            .map_or(0, |h| h.id)])
+        Luma([spots.iter().find(|h| (h.inside)(x, y)).map_or(0, |h| h.id)])
     })
 }
 
-/// The hotspots' manifest, after checking that every walk-to point has room for the
-/// avatar on the walk mask `mask` (full size).
-fn hotspot_manifest(mask: &GrayImage) -> Result<String, String> {
-    let mut manifest = String::from(
-        "# Hotspots of lobby.hotspots.walk.png. One line per hotspot:\n\
+/// The manifest of the hotspot layer `layer` (its `spots`), after checking that
+/// every walk-to point has room for the avatar on the walk mask `mask` (full size).
+fn hotspot_manifest(layer: &str, spots: &[HotspotArt], mask: &GrayImage) -> Result<String, String> {
+    let mut manifest = format!(
+        "# Hotspots of {layer}. One line per hotspot:\n\
          # id name walk_x walk_y facing\n\
          # (walk_x, walk_y) = where a character stands to act on it, in the\n\
          # 1920 x 1080 room (pixels, y down); facing = the direction it turns to.\n",
     );
-    for h in &HOTSPOTS {
+    for h in spots {
         let (wx, wy) = h.walk_to;
         let r = AVATAR_RADIUS as i32 + 1;
         for dy in -r..=r {
@@ -2675,9 +2684,9 @@ fn run(out: &Path) -> Result<(), String> {
     save(|p| half.save(p), &rooms.join("lobby_half.walk.png"))?;
     let layer = regions(W / 4, H / 4);
     save(|p| layer.save(p), &rooms.join("lobby.regions.walk.png"))?;
-    let layer = hotspots(W / 4, H / 4);
+    let layer = hotspot_layer(&HOTSPOTS, W / 4, H / 4);
     save(|p| layer.save(p), &rooms.join("lobby.hotspots.walk.png"))?;
-    let manifest = hotspot_manifest(&m)?;
+    let manifest = hotspot_manifest("lobby.hotspots.walk.png", &HOTSPOTS, &m)?;
     let manifest_path = rooms.join("hotspots.txt");
     fs::write(&manifest_path, manifest)
         .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
@@ -2691,6 +2700,7 @@ fn run(out: &Path) -> Result<(), String> {
         Luma([(t * 255.0).round().clamp(0.0, 255.0) as u8])
     });
     save(|p| scales.save(p), &rooms.join("lobby.scale.png"))?;
+    garden::write(&rooms)?;
     for name in [
         "lobby.walk.png",
         "lobby_half.walk.png",
@@ -2698,6 +2708,8 @@ fn run(out: &Path) -> Result<(), String> {
         "lobby.hotspots.walk.png",
         "lobby.behind.walk.png",
         "lobby.scale.png",
+        "garden.walk.png",
+        "garden.hotspots.walk.png",
     ] {
         let meta = rooms.join(format!("{name}.meta"));
         fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
