@@ -504,10 +504,12 @@ impl Plugin for WalkmaskPlugin {
                     walk::movement::nudge_standing_walkers,
                     walk::hurry::hurry_walks,
                     walk::movement::move_walkers,
-                    scaling::follow_depth,
-                    crowd::avoid::gather_crowd,
+                    // Regions first: a region's scale rule applies in the frame the
+                    // walker enters it.
                     layers::regions::track_regions,
                     layers::exits::track_edges,
+                    scaling::follow_depth,
+                    crowd::avoid::gather_crowd,
                 )
                     .chain_ignore_deferred(),
             )
@@ -610,6 +612,7 @@ fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
             walk::replan::Placed,
             InRegion,
             RegionTint,
+            scaling::RegionScale,
         )>();
     }
 }

@@ -25,6 +25,27 @@ pub enum AreaScale {
     },
 }
 
+impl AreaScale {
+    /// The scale at row `y` (pixels, y down) of an image in which the area (or
+    /// region) spans `rows` (its first and last row); `None` for a linear rule of an
+    /// area without rows.
+    pub(crate) fn at(self, rows: Option<(u32, u32)>, y: f32) -> Option<f32> {
+        Some(match self {
+            AreaScale::Fixed(s) => s,
+            AreaScale::Linear { top, bottom } => {
+                let (first, last) = rows?;
+                let span = (last - first) as f32;
+                let t = if span > 0.0 {
+                    ((y - (first as f32 + 0.5)) / span).clamp(0.0, 1.0)
+                } else {
+                    0.5
+                };
+                top + (bottom - top) * t
+            }
+        })
+    }
+}
+
 /// A greyscale image of the room whose grey level gives the scale: 0 is `min`, 255
 /// is `max`, linear in between, sampled with bilinear interpolation so that the scale
 /// changes smoothly. It is loaded as a [`WalkMask`] read with
@@ -41,7 +62,8 @@ pub struct ScaleMap {
 }
 
 /// How characters scale with depth in a room: put it on the [`WalkRoom`](crate::WalkRoom)
-/// entity. A rule for the area under a walker wins; elsewhere the scale map, if any;
+/// entity. A rule of the region under a walker ([`Region::scale`](crate::Region::scale))
+/// wins, then a rule for the area under it; elsewhere the scale map, if any;
 /// where neither applies (an area without a rule and no map, or a blocked pixel) the
 /// walker keeps its own scale.
 ///
@@ -100,17 +122,7 @@ impl WalkScaling {
             .find(|(id, _)| *id == area && area != 0)
             .map(|(_, rule)| *rule);
         let scale = match rule {
-            Some(AreaScale::Fixed(s)) => s,
-            Some(AreaScale::Linear { top, bottom }) => {
-                let (first, last) = mask.area_rows(area)?;
-                let span = (last - first) as f32;
-                let t = if span > 0.0 {
-                    ((p.y - (first as f32 + 0.5)) / span).clamp(0.0, 1.0)
-                } else {
-                    0.5
-                };
-                top + (bottom - top) * t
-            }
+            Some(rule) => rule.at(mask.area_rows(area), p.y)?,
             None => {
                 let map = self.map.as_ref()?;
                 let image = maps.get(&map.image)?;
@@ -209,12 +221,18 @@ impl DepthScale {
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RegionSpeed(pub(crate) f32);
 
+/// The scale the rule of the region a walker is in gives it (`None`: no rule):
+/// written by region tracking, read by [`follow_depth`].
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RegionScale(pub(crate) Option<f32>);
+
 /// A walker that follows its room's scaling.
 type ScaledWalker = (
     &'static Walker,
     &'static mut Transform,
     Option<&'static ChildOf>,
     &'static mut DepthScale,
+    Option<&'static RegionScale>,
 );
 
 /// Sets each [`DepthScale`] walker's scale from where it stands (after it moved).
@@ -225,16 +243,22 @@ pub(crate) fn follow_depth(
     scalings: Query<&WalkScaling>,
     masks: Res<Assets<WalkMask>>,
 ) {
-    for (walker, mut transform, child_of, mut depth) in &mut walkers {
+    for (walker, mut transform, child_of, mut depth, region) in &mut walkers {
         let position = walker_xy(&transform, child_of, &parents);
-        let scale = match room_of(walker.room, position, rooms.iter(), &masks) {
-            RoomLookup::Found(entity) => rooms.get(entity).ok().and_then(|(_, room, placed)| {
-                let scaling = scalings.get(entity).ok()?;
-                let mask = masks.get(&room.mask)?;
-                let mapping = room.mapping(placed, mask.size());
-                scaling.scale_at(mask, mapping.world_to_mask(position), &masks)
-            }),
-            _ => None,
+        let region_scale = region.and_then(|r| r.0).filter(|s| s.is_finite());
+        let scale = match region_scale {
+            Some(scale) => Some(scale),
+            None => match room_of(walker.room, position, rooms.iter(), &masks) {
+                RoomLookup::Found(entity) => {
+                    rooms.get(entity).ok().and_then(|(_, room, placed)| {
+                        let scaling = scalings.get(entity).ok()?;
+                        let mask = masks.get(&room.mask)?;
+                        let mapping = room.mapping(placed, mask.size());
+                        scaling.scale_at(mask, mapping.world_to_mask(position), &masks)
+                    })
+                }
+                _ => None,
+            },
         }
         .unwrap_or(1.0);
         if depth.current != scale {

@@ -647,3 +647,69 @@ fn a_layer_described_by_colours_and_names_loads_or_names_a_stray_colour() {
         "{error}"
     );
 }
+
+/// A region's scale rule wins over the room's: a fixed scale in the start region, a
+/// linear one down the band (between its top and bottom rows), none elsewhere; in
+/// the frame the walker enters the region; a disabled region scales nobody.
+#[test]
+fn a_region_scale_rule_scales_walkers_inside() {
+    for pace in Pace::BOTH {
+        let (mut app, room) = app(pace);
+        let regions = app.world().get::<WalkRegions>(room).unwrap().clone();
+        app.world_mut().entity_mut(room).insert((
+            regions.with_scale(3, AreaScale::Fixed(0.5)).with_scale(
+                1,
+                AreaScale::Linear {
+                    top: 1.0,
+                    bottom: 2.0,
+                },
+            ),
+            WalkScaling::default().with_area(1, AreaScale::Fixed(1.25)),
+        ));
+        let scaled = |app: &mut App, at: Vec2| {
+            app.world_mut()
+                .spawn((
+                    Walker::new(100.0),
+                    DepthScale::default(),
+                    Transform::from_translation(at.extend(0.0)),
+                ))
+                .id()
+        };
+        let start = scaled(&mut app, px(2, 44));
+        let band = scaled(&mut app, px(12, 44));
+        let outside = scaled(&mut app, px(25, 44));
+        let mut clock = pace.clock();
+        clock.frames(&mut app, 2);
+        let scale = |app: &App, e: Entity| app.world().get::<DepthScale>(e).unwrap().current;
+        assert_eq!(scale(&app, start), 0.5, "{pace:?}");
+        // Row 44 of rows 0..=47: (44.5 - 0.5) / 47 of the way from 1 to 2.
+        assert!(
+            (scale(&app, band) - (1.0 + 44.0 / 47.0)).abs() < 1e-4,
+            "{pace:?}"
+        );
+        assert_eq!(scale(&app, outside), 1.25, "{pace:?}: the room's rule");
+        // Walking from outside into the start region: scaled in the frame it enters.
+        request(&mut app, outside, px(3, 44));
+        for _ in 0..200 {
+            clock.frame(&mut app);
+            let in_region = app.world().get::<InRegion>(outside).map(|r| r.region);
+            let s = scale(&app, outside);
+            match in_region {
+                Some(3) => assert_eq!(s, 0.5, "{pace:?}: entered"),
+                Some(1) => assert!(s > 1.0 && s < 2.0, "{pace:?}: {s} in the band"),
+                _ => assert_eq!(s, 1.25, "{pace:?}"),
+            }
+            if app.world().get::<WalkState>(outside) == Some(&WalkState::Arrived) {
+                break;
+            }
+        }
+        assert_eq!(scale(&app, outside), 0.5, "{pace:?}");
+        set_enabled(&mut app, room, 3, false);
+        clock.frame(&mut app);
+        assert_eq!(
+            scale(&app, start),
+            1.25,
+            "{pace:?}: the room's rule once disabled"
+        );
+    }
+}

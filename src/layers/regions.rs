@@ -31,7 +31,7 @@ use super::placed_layer;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::{RoomLookup, WalkRoom, room_of};
-use crate::scaling::RegionSpeed;
+use crate::scaling::{AreaScale, RegionScale, RegionSpeed};
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::Walker;
 
@@ -91,6 +91,10 @@ pub struct Region {
     pub fade: f32,
     /// Whether walkers in it get a [`WhileInRegion`] every frame. Default off.
     pub while_inside: bool,
+    /// How walkers with a [`DepthScale`](crate::DepthScale) scale inside it (a
+    /// [`AreaScale::Linear`] rule runs between the region's top and bottom rows): it
+    /// wins over the room's [`WalkScaling`](crate::WalkScaling). Default `None`.
+    pub scale: Option<AreaScale>,
 }
 
 impl Region {
@@ -105,6 +109,7 @@ impl Region {
             light: 1.0,
             fade: 0.0,
             while_inside: false,
+            scale: None,
         }
     }
 
@@ -203,6 +208,13 @@ impl WalkRegions {
     /// (see [`Region::fade`]).
     pub fn with_fade(mut self, id: u8, pixels: f32) -> Self {
         self.region_mut(id).fade = pixels;
+        self
+    }
+
+    /// Walkers with a [`DepthScale`](crate::DepthScale) scale by `rule` in region
+    /// `id` (see [`Region::scale`]).
+    pub fn with_scale(mut self, id: u8, rule: AreaScale) -> Self {
+        self.region_mut(id).scale = Some(rule);
         self
     }
 
@@ -405,6 +417,7 @@ type RegionWalker = (
     SpeedFactors,
     Option<&'static mut InRegion>,
     Option<&'static mut RegionTint>,
+    Option<&'static mut RegionScale>,
 );
 
 /// Follows every walker through its room's regions (after walkers moved) and emits
@@ -428,7 +441,7 @@ pub(crate) fn track_regions(
         return;
     }
     let dt = time.delta_secs();
-    for (entity, walker, transform, child_of, depth, presence, tint) in &mut walkers {
+    for (entity, walker, transform, child_of, depth, presence, tint, region_scale) in &mut walkers {
         let position = walker_xy(transform, child_of, &parents);
         let room = match room_of(walker.room, position, rooms.iter(), &masks) {
             RoomLookup::Found(room) => Some(room),
@@ -544,9 +557,14 @@ pub(crate) fn track_regions(
         // The region's colour and its every-frame event.
         let mut colour = None;
         let mut inside = None;
+        let mut scale = None;
         if let Some((seen, id)) = now
             && let Some(region) = seen.regions.enabled_region(id)
         {
+            if let Some(rule) = region.scale {
+                let rows = masks.get(&seen.regions.layer).and_then(|l| l.area_rows(id));
+                scale = rule.at(rows, seen.layer_point(position).y);
+            }
             if region.colours() {
                 let depth = if region.fade > 0.0 {
                     depth_inside(seen.layer, seen.layer_point(position), region.fade)
@@ -576,6 +594,19 @@ pub(crate) fn track_regions(
                 commands.entity(entity).try_remove::<RegionTint>();
             }
             (None, None) => {}
+        }
+        // The region's scale, kept on every walker in a room with regions (so that
+        // entering a region with a rule takes effect in the same frame).
+        match (region_scale, now.is_some()) {
+            (Some(mut kept), _) if kept.0 != scale => kept.0 = scale,
+            (Some(_), true) => {}
+            (Some(_), false) => {
+                commands.entity(entity).try_remove::<RegionScale>();
+            }
+            (None, true) => {
+                commands.entity(entity).try_insert(RegionScale(scale));
+            }
+            (None, false) => {}
         }
         // The region's speed factor, kept on the walker only where it is not 1.
         let had = depth.1.map(|r| r.0);
