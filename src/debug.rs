@@ -1,5 +1,6 @@
 //! Debug overlay (cargo feature `debug_overlay`): the mask tinted by area over each
-//! room, walkers' current paths, targets, clicks and radii, and obstacles' footprints.
+//! room, its region and hotspot layers tinted by id with their names, walkers'
+//! current paths, targets, clicks and radii, and obstacles' footprints.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::color::ColorToPacked;
@@ -58,7 +59,10 @@ impl Default for WalkmaskDebug {
 pub struct WalkmaskGizmos;
 
 /// The debug overlay: each room's mask as a tinted sprite (one colour per enabled
-/// area, grey for disabled areas, alpha 0.35, drawn just above the room), walkers'
+/// area, grey for disabled areas, alpha 0.35, drawn just above the room), its region
+/// and hotspot layers over it (regions tinted by id, hotspots striped by id, grey
+/// when disabled) with each id's name at its centre, walk-to and spawn points, room
+/// edges and walk-behind baselines, walkers'
 /// remaining paths, their targets and radii, paths being planned, recent clicks and
 /// the footprints of [`WalkObstacle`]s (faint when not solid).
 ///
@@ -87,8 +91,14 @@ impl Plugin for WalkmaskDebugPlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    update_mask_overlays.run_if(resource_exists::<Assets<Image>>),
-                    (draw_walkers, draw_footprints, draw_room_marks)
+                    (update_mask_overlays, update_layer_overlays)
+                        .run_if(resource_exists::<Assets<Image>>),
+                    (
+                        draw_walkers,
+                        draw_footprints,
+                        draw_room_marks,
+                        draw_layer_names,
+                    )
                         .run_if(gizmos_ready)
                         .after(bevy::transform::TransformSystems::Propagate),
                 ),
@@ -313,6 +323,282 @@ fn update_mask_overlays(
                 }
             }
             (_, None) => {}
+        }
+    }
+}
+
+/// Which layer a [`LayerOverlay`] shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LayerKind {
+    Regions,
+    Hotspots,
+}
+
+impl LayerKind {
+    /// Its z above the room (the mask's overlay is at 0.5).
+    fn z(self) -> f32 {
+        match self {
+            LayerKind::Regions => 0.55,
+            LayerKind::Hotspots => 0.6,
+        }
+    }
+}
+
+/// A tinted sprite of one of a room's layers, a child of the room, with the names
+/// of its ids and where their labels go.
+#[derive(Component)]
+struct LayerOverlay {
+    kind: LayerKind,
+    layer: AssetId<WalkMask>,
+    revision: u64,
+    /// The ids drawn grey.
+    disabled: Vec<u8>,
+    /// Per id present, the centre of its pixels (layer pixels).
+    centres: Vec<(u8, Vec2)>,
+    /// Per id present: its name and where it goes.
+    labels: Vec<(u8, String, Vec2)>,
+}
+
+/// The tint of id `id` of a layer: regions by hue, hotspots in stripes of their hue
+/// (so the two layers tell apart where they overlap); grey when disabled.
+fn layer_color(kind: LayerKind, id: u8, enabled: bool, x: u32, y: u32) -> [u8; 4] {
+    if id == 0 {
+        return [0, 0, 0, 0];
+    }
+    let hue = (id as f32 * 97.0 + 40.0) % 360.0;
+    let color = match (kind, enabled) {
+        (_, false) => Color::srgba(0.5, 0.5, 0.5, 0.3),
+        (LayerKind::Regions, true) => Color::hsla(hue, 0.9, 0.5, 0.3),
+        (LayerKind::Hotspots, true) if (x + y) % 6 < 3 => Color::hsla(hue, 0.95, 0.6, 0.55),
+        (LayerKind::Hotspots, true) => Color::hsla(hue, 0.95, 0.6, 0.15),
+    };
+    color.to_srgba().to_u8_array()
+}
+
+/// An RGBA image of `layer`, one tint per id.
+fn layer_image(layer: &walkmask::WalkMask, kind: LayerKind, disabled: &[u8]) -> Image {
+    let width = layer.width().max(1);
+    let mut data = Vec::with_capacity(layer.areas().len() * 4);
+    for (i, &id) in layer.areas().iter().enumerate() {
+        let (x, y) = (i as u32 % width, i as u32 / width);
+        data.extend_from_slice(&layer_color(kind, id, !disabled.contains(&id), x, y));
+    }
+    let buffer = ::image::RgbaImage::from_raw(layer.width(), layer.height(), data)
+        .expect("one RGBA pixel per layer pixel");
+    let mut image = Image::from_dynamic(
+        ::image::DynamicImage::ImageRgba8(buffer),
+        true,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
+}
+
+/// The centre of each id's pixels (layer pixels), for the ids present.
+fn id_centres(layer: &walkmask::WalkMask) -> Vec<(u8, Vec2)> {
+    let width = layer.width().max(1) as usize;
+    let mut sums = vec![(0.0f64, 0.0f64, 0u64); 256];
+    for (i, &id) in layer.areas().iter().enumerate() {
+        let sum = &mut sums[id as usize];
+        sum.0 += (i % width) as f64 + 0.5;
+        sum.1 += (i / width) as f64 + 0.5;
+        sum.2 += 1;
+    }
+    (1..=255u8)
+        .filter(|&id| sums[id as usize].2 > 0)
+        .map(|id| {
+            let (x, y, n) = sums[id as usize];
+            (id, Vec2::new((x / n as f64) as f32, (y / n as f64) as f32))
+        })
+        .collect()
+}
+
+/// A room as the layer overlays read it.
+type LayeredRoom = (
+    Entity,
+    &'static WalkRoom,
+    Option<&'static crate::layers::WalkRegions>,
+    Option<&'static crate::layers::WalkHotspots>,
+);
+
+/// Keeps one tinted sprite per region or hotspot layer of each room in step with
+/// the layer, its switches and its names.
+fn update_layer_overlays(
+    mut commands: Commands,
+    debug: Res<WalkmaskDebug>,
+    rooms: Query<LayeredRoom>,
+    hotspots: Query<(&crate::layers::Hotspot, &ChildOf)>,
+    masks: Res<Assets<WalkMask>>,
+    mut images: ResMut<Assets<Image>>,
+    mut overlays: Query<(
+        Entity,
+        &ChildOf,
+        &mut LayerOverlay,
+        &mut Sprite,
+        &mut Transform,
+        &mut Visibility,
+    )>,
+) {
+    for (entity, child_of, overlay, ..) in &overlays {
+        let kept = rooms
+            .get(child_of.parent())
+            .is_ok_and(|(_, _, regions, spots)| match overlay.kind {
+                LayerKind::Regions => regions.is_some(),
+                LayerKind::Hotspots => spots.is_some(),
+            });
+        if !kept {
+            commands.entity(entity).despawn();
+        }
+    }
+    for (room_entity, room, regions, spots) in &rooms {
+        let layers = [
+            regions.map(|r| (LayerKind::Regions, &r.layer)),
+            spots.map(|h| (LayerKind::Hotspots, &h.layer)),
+        ];
+        for (kind, handle) in layers.into_iter().flatten() {
+            let overlay = overlays
+                .iter_mut()
+                .find(|(_, child_of, o, ..)| child_of.parent() == room_entity && o.kind == kind);
+            let placed = masks
+                .get(&room.mask)
+                .zip(masks.get(handle))
+                .filter(|(mask, layer)| {
+                    walkmask::layer::LayerScale::between(mask.size().into(), layer.size().into())
+                        .is_ok()
+                });
+            let Some((mask, layer)) = placed.filter(|_| debug.enabled) else {
+                if let Some((.., mut visibility)) = overlay {
+                    visibility.set_if_neq(Visibility::Hidden);
+                }
+                continue;
+            };
+            // The names and switches of the layer's ids.
+            let name_of = |id: u8| -> (String, bool) {
+                match kind {
+                    LayerKind::Regions => {
+                        let regions = regions.expect("a region layer");
+                        let name = regions
+                            .name(id)
+                            .filter(|n| !n.is_empty())
+                            .or(layer.name(id))
+                            .map_or_else(|| format!("region {id}"), str::to_owned);
+                        (name, regions.is_enabled(id))
+                    }
+                    LayerKind::Hotspots => hotspots
+                        .iter()
+                        .find(|(h, c)| c.parent() == room_entity && h.id == id)
+                        .map_or_else(
+                            || (format!("hotspot {id}?"), false),
+                            |(h, _)| (h.name.clone(), h.enabled),
+                        ),
+                }
+            };
+            // The centres change with the layer only.
+            let centres = match &overlay {
+                Some((_, _, o, ..)) if o.layer == handle.id() && o.revision == layer.revision() => {
+                    o.centres.clone()
+                }
+                _ => id_centres(layer.core()),
+            };
+            let named: Vec<(u8, String, bool, Vec2)> = centres
+                .iter()
+                .map(|&(id, at)| {
+                    let (name, enabled) = name_of(id);
+                    (id, name, enabled, at)
+                })
+                .collect();
+            let disabled: Vec<u8> = named.iter().filter(|n| !n.2).map(|n| n.0).collect();
+            let labels: Vec<(u8, String, Vec2)> = named
+                .into_iter()
+                .map(|(id, name, _, at)| (id, name, at))
+                .collect();
+            let size = Some(mask.size().as_vec2() * room.scale);
+            let translation = room.offset.extend(kind.z());
+            match overlay {
+                None => {
+                    let image = images.add(layer_image(layer.core(), kind, &disabled));
+                    commands.entity(room_entity).with_child((
+                        Sprite {
+                            image,
+                            custom_size: size,
+                            ..default()
+                        },
+                        Transform::from_translation(translation),
+                        Visibility::Inherited,
+                        LayerOverlay {
+                            kind,
+                            layer: handle.id(),
+                            revision: layer.revision(),
+                            disabled,
+                            centres,
+                            labels,
+                        },
+                        Name::new("room layer overlay"),
+                    ));
+                }
+                Some((_, _, mut overlay, mut sprite, mut transform, mut visibility)) => {
+                    visibility.set_if_neq(Visibility::Inherited);
+                    if overlay.layer != handle.id()
+                        || overlay.revision != layer.revision()
+                        || overlay.disabled != disabled
+                    {
+                        sprite.image = images.add(layer_image(layer.core(), kind, &disabled));
+                        overlay.layer = handle.id();
+                        overlay.revision = layer.revision();
+                        overlay.disabled = disabled;
+                        overlay.centres = centres;
+                    }
+                    if overlay.labels != labels {
+                        overlay.labels = labels;
+                    }
+                    if sprite.custom_size != size {
+                        sprite.custom_size = size;
+                    }
+                    if transform.translation != translation {
+                        transform.translation = translation;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The names of the region and hotspot ids, at the centres of their pixels.
+fn draw_layer_names(
+    debug: Res<WalkmaskDebug>,
+    mut gizmos: Gizmos<WalkmaskGizmos>,
+    overlays: Query<(&LayerOverlay, &ChildOf)>,
+    rooms: Query<(&WalkRoom, &GlobalTransform)>,
+    masks: Res<Assets<WalkMask>>,
+) {
+    if !debug.enabled {
+        return;
+    }
+    for (overlay, child_of) in &overlays {
+        let Ok((room, global)) = rooms.get(child_of.parent()) else {
+            continue;
+        };
+        let (Some(mask), Some(layer)) = (masks.get(&room.mask), masks.get(overlay.layer)) else {
+            continue;
+        };
+        let mapping = room.mapping(global, mask.size());
+        let factor = mask.size().as_vec2() / layer.size().as_vec2().max(Vec2::ONE);
+        let color = match overlay.kind {
+            LayerKind::Regions => Color::srgb(1.0, 0.95, 0.6),
+            LayerKind::Hotspots => Color::srgb(0.6, 1.0, 1.0),
+        };
+        for (_, name, at) in &overlay.labels {
+            let p = *at * factor;
+            let world = mapping.mask_to_world(walkmask::Point::new(p.x, p.y));
+            if world.is_finite() {
+                gizmos.text_2d(
+                    Isometry2d::from_translation(world),
+                    name,
+                    20.0,
+                    Vec2::ZERO,
+                    color,
+                );
+            }
         }
     }
 }

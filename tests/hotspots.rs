@@ -804,3 +804,86 @@ fn a_hotspot_with_a_baseline_is_picked_at_its_depth_among_characters() {
     // Depth along the ray: the character in front is nearer, the one behind farther.
     assert!(1000.0 - front_z < depth && depth < 1000.0 - behind_z);
 }
+
+/// The debug overlay draws the region and hotspot layers over the room, each as an
+/// image of the layer's size tinted by id, disabled hotspots grey, and follows the
+/// switches.
+#[cfg(feature = "debug_overlay")]
+#[test]
+fn the_debug_overlay_tints_the_layers_by_id() {
+    let mut r = room(Pace::Exact(0), 2, vault());
+    r.app
+        .add_plugins(bevy_walkmask::WalkmaskDebugPlugin)
+        .init_asset::<Image>();
+    let regions = add_mask(&mut r.app, 64, 48, |x, _| {
+        u8::from(x < 20) + u8::from(x < 10)
+    });
+    r.app
+        .world_mut()
+        .entity_mut(r.room)
+        .insert(WalkRegions::new(regions).with_region(1, "hall"));
+    r.app.update();
+    r.app.update();
+    let overlays: Vec<Entity> = r
+        .app
+        .world()
+        .get::<Children>(r.room)
+        .unwrap()
+        .iter()
+        .filter(|&c| {
+            r.app
+                .world()
+                .get::<Name>(c)
+                .is_some_and(|n| n.as_str() == "room layer overlay")
+        })
+        .collect();
+    assert_eq!(overlays.len(), 2);
+    let image = |app: &App, overlay: Entity| {
+        let sprite = app.world().get::<Sprite>(overlay).unwrap();
+        assert_eq!(
+            sprite.custom_size,
+            Some(Vec2::new(64.0, 48.0)),
+            "over the mask"
+        );
+        let images = app.world().resource::<Assets<Image>>();
+        let image = images.get(&sprite.image).unwrap();
+        (image.width(), image.data.clone().unwrap())
+    };
+    let pixel = |(w, data): &(u32, Vec<u8>), x: u32, y: u32| {
+        let i = ((y * w + x) * 4) as usize;
+        [data[i], data[i + 1], data[i + 2], data[i + 3]]
+    };
+    // Which is which: the region layer is full size, the hotspot layer half.
+    let (region_overlay, hotspot_overlay) = if image(&r.app, overlays[0]).0 == 64 {
+        (overlays[0], overlays[1])
+    } else {
+        (overlays[1], overlays[0])
+    };
+    let region_image = image(&r.app, region_overlay);
+    assert_ne!(
+        pixel(&region_image, 5, 5)[..3],
+        pixel(&region_image, 15, 5)[..3],
+        "ids differ"
+    );
+    assert_eq!(pixel(&region_image, 30, 5)[3], 0, "no region: clear");
+    // The bell (id 1) at layer pixels (20..=22, 1..=3); the lamp (4) at (5..=7, 3..=4).
+    let hotspot_image = image(&r.app, hotspot_overlay);
+    assert_eq!(hotspot_image.0, 32);
+    let bell = pixel(&hotspot_image, 21, 2);
+    assert!(bell[3] > 0 && bell[0] != bell[1], "{bell:?}");
+    r.app
+        .world_mut()
+        .get_mut::<Hotspot>(r.bell)
+        .unwrap()
+        .enabled = false;
+    r.app.update();
+    let grey = pixel(&image(&r.app, hotspot_overlay), 21, 2);
+    assert!(
+        grey[0] == grey[1] && grey[1] == grey[2] && grey[3] > 0,
+        "{grey:?}"
+    );
+    // Without the layer component, its overlay goes.
+    r.app.world_mut().entity_mut(r.room).remove::<WalkRegions>();
+    r.app.update();
+    assert!(r.app.world().get_entity(region_overlay).is_err());
+}
