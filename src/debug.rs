@@ -261,7 +261,7 @@ fn update_mask_overlays(
         let overlay = overlays
             .iter_mut()
             .find(|(_, child_of, ..)| child_of.parent() == room_entity);
-        let mask = masks.get(&room.mask);
+        let mask = masks.get(room.walk_mask());
         let visible = debug.enabled && mask.is_some();
         match (overlay, mask) {
             (Some((_, _, _, _, _, mut visibility)), _) if !visible => {
@@ -280,7 +280,7 @@ fn update_mask_overlays(
                     Transform::from_translation(room.offset.extend(0.5)),
                     Visibility::Inherited,
                     MaskOverlay {
-                        mask: room.mask.id(),
+                        mask: room.walk_mask().id(),
                         revision: mask.revision(),
                         areas: room.areas,
                         runs: AreaRuns::of(mask.core()),
@@ -291,7 +291,7 @@ fn update_mask_overlays(
             (Some((_, _, mut overlay, mut sprite, mut transform, mut visibility)), Some(mask)) => {
                 visibility.set_if_neq(Visibility::Inherited);
                 let new_pixels =
-                    overlay.mask != room.mask.id() || overlay.revision != mask.revision();
+                    overlay.mask != room.walk_mask().id() || overlay.revision != mask.revision();
                 if !new_pixels && overlay.areas != room.areas {
                     // Areas toggled: repaint their pixels only.
                     let repainted = match images.get_mut(&sprite.image) {
@@ -307,7 +307,7 @@ fn update_mask_overlays(
                 if new_pixels || overlay.areas != room.areas {
                     sprite.image = images.add(overlay_image(mask.core(), room.areas));
                     *overlay = MaskOverlay {
-                        mask: room.mask.id(),
+                        mask: room.walk_mask().id(),
                         revision: mask.revision(),
                         areas: room.areas,
                         runs: AreaRuns::of(mask.core()),

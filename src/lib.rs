@@ -485,6 +485,7 @@ impl Plugin for WalkmaskPlugin {
             WalkmaskStage::Changes,
             (
                 room::place_rooms,
+                layers::regions::block_regions,
                 obstacle::gather_obstacles,
                 walk::replan::forget_changed_masks,
                 walk::replan::replan_changed,

@@ -161,9 +161,9 @@ pub(crate) fn poll_path_queries(
             return true;
         };
         let same_mask = rooms.get(query.room).is_ok_and(|room| {
-            room.mask.id() == query.key.mask
+            room.walk_mask().id() == query.key.mask
                 && masks
-                    .get(&room.mask)
+                    .get(room.walk_mask())
                     .is_some_and(|mask| mask.revision() == query.key.revision)
         });
         let (path, snapped) = match output {
@@ -303,8 +303,9 @@ impl<'w, 's> WalkQuery<'w, 's> {
     ) -> Result<RoomView<'_, 'w, 's>, WalkQueryError> {
         let mask = self
             .masks
-            .get(&walk_room.mask)
+            .get(walk_room.walk_mask())
             .ok_or(WalkQueryError::MaskNotLoaded)?;
+        let painted = self.masks.get(&walk_room.mask).unwrap_or(mask);
         let mapping = walk_room.mapping(transform, mask.size());
         if !mapping.is_valid() {
             return Err(WalkQueryError::Unusable);
@@ -312,8 +313,9 @@ impl<'w, 's> WalkQuery<'w, 's> {
         Ok(RoomView {
             query: self,
             room,
-            mask_id: walk_room.mask.id(),
+            mask_id: walk_room.walk_mask().id(),
             mask,
+            painted,
             mapping,
             areas,
             radius,
@@ -328,6 +330,8 @@ pub struct RoomView<'q, 'w, 's> {
     query: &'q WalkQuery<'w, 's>,
     room: Entity,
     mask_id: AssetId<WalkMask>,
+    /// The mask as painted (`mask` is as walkers see it: blocking regions blocked).
+    painted: &'q WalkMask,
     mask: &'q WalkMask,
     mapping: MaskMapping,
     areas: AreaSet,
@@ -365,11 +369,12 @@ impl RoomView<'_, '_, '_> {
         self
     }
 
-    /// The area id painted at `point` (enabled or not; 0 where nothing is);
+    /// The area id painted at `point` (enabled or not, blocked by a region or not; 0
+    /// where nothing is);
     /// `None` outside the mask or for a non-finite point.
     pub fn area_at(&self, point: Vec2) -> Option<u8> {
         let (x, y) = self.mapping.world_to_mask(point).pixel()?;
-        self.mask.core().area_at(x, y)
+        self.painted.core().area_at(x, y)
     }
 
     /// The region of the room's [`WalkRegions`] layer at `point`: `Some(0)` where
@@ -507,10 +512,10 @@ impl RoomView<'_, '_, '_> {
     pub fn is_walkable(&self, point: Vec2) -> Result<bool, WalkQueryError> {
         let p = self.mask_point(point)?;
         if self.radius == 0.0 {
-            // No clearance: the mask and the areas say it, no grid needed.
-            return Ok(self
-                .area_at(point)
-                .is_some_and(|area| area != 0 && self.areas.contains(area)));
+            // No clearance: the mask (blocking regions blocked) and the areas say
+            // it, no grid needed.
+            let area = p.pixel().and_then(|(x, y)| self.mask.core().area_at(x, y));
+            return Ok(area.is_some_and(|area| area != 0 && self.areas.contains(area)));
         }
         let grid = self.grid()?;
         Ok(p.pixel().is_some_and(|(x, y)| grid.is_walkable(x, y)))

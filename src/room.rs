@@ -245,6 +245,11 @@ pub struct WalkRoom {
     pub offset: Vec2,
     /// Areas enabled in this room.
     pub areas: WalkAreas,
+    /// The mask as walkers see it while regions of the room block the way
+    /// ([`Region::blocks`](crate::Region::blocks)): `mask` with their pixels blocked,
+    /// made by the plugin; `None` while none blocks.
+    #[reflect(ignore)]
+    pub(crate) walkable: Option<Handle<WalkMask>>,
 }
 
 impl WalkRoom {
@@ -262,7 +267,14 @@ impl WalkRoom {
             scale: 1.0,
             offset: Vec2::ZERO,
             areas: WalkAreas::all(),
+            walkable: None,
         }
+    }
+
+    /// The mask walkers walk on: [`mask`](Self::mask), or, while regions of the
+    /// room block the way, the plugin's copy of it with their pixels blocked.
+    pub(crate) fn walk_mask(&self) -> &Handle<WalkMask> {
+        self.walkable.as_ref().unwrap_or(&self.mask)
     }
 
     /// Sets the room-local units per mask pixel.
@@ -410,10 +422,8 @@ impl MaskMapping {
     /// ```
     pub fn centered(center: Vec2, scale: f32, size: UVec2) -> Self {
         WalkRoom {
-            mask: Handle::default(),
             scale,
-            offset: Vec2::ZERO,
-            areas: WalkAreas::all(),
+            ..WalkRoom::new(Handle::default())
         }
         .mapping(&GlobalTransform::from_translation(center.extend(0.0)), size)
     }

@@ -680,6 +680,7 @@ fn the_layer_check_reports_what_is_wrong_with_the_layers() {
 /// the player at the walk-to point at once and the interaction arrives once; with
 /// it unset, the second click starts the interaction again (one cancelled, one
 /// arrived, after the whole walk).
+#[cfg(feature = "picking")]
 #[test]
 fn a_double_click_on_a_hotspot_skips_the_walk_when_asked() {
     use bevy::picking::pointer::PointerButton;

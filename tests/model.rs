@@ -2,12 +2,11 @@
 //! do to walkers (requests, a request every frame, stops, steering on and off,
 //! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
 //! obstacles added and removed, avoidance switched and its priority changed among
-//! walkers with radii, the room moved, walkers moved by game code,
-//! despawned, stripped of `Walker`, the mask replaced, regions switched, interactions
-//! with hotspots started, hotspots switched, despawned and spawned again, walks
-//! hurried: skipped to their end or run), under
-//! every answer timing, checked against the invariants after every frame and at the
-//! end:
+//! walkers with radii, the room moved, walkers moved by game code, despawned,
+//! stripped of `Walker`, the mask replaced, regions switched and made to block the
+//! way, interactions with hotspots started, hotspots switched, despawned and spawned
+//! again, walks hurried: skipped to their end or run), under every answer timing,
+//! checked against the invariants after every frame and at the end:
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
 //! * every walk that started ends exactly once, after its start;
@@ -455,12 +454,14 @@ impl Case {
             16 => {
                 let region = 1 + self.rng.below(3) as u8;
                 let on = self.rng.chance(2);
+                let blocking = self.rng.chance(3);
                 let room = self.room;
-                self.app
-                    .world_mut()
-                    .get_mut::<WalkRegions>(room)
-                    .unwrap()
-                    .set_enabled(region, on);
+                let mut regions = self.app.world_mut().get_mut::<WalkRegions>(room).unwrap();
+                if blocking {
+                    regions.set_blocking(region, on);
+                } else {
+                    regions.set_enabled(region, on);
+                }
             }
             17 => {
                 let i = self.rng.below(3) as usize;

@@ -382,6 +382,7 @@ fn a_slow_region_slows_the_walkers_inside_it() {
     }
 }
 
+#[cfg(feature = "sprites")]
 /// The band (region 1, x = 10..=14) tinted red-ish with a fade of 2 pixels.
 fn tinted_band(app: &mut App, room: Entity) {
     let regions = app.world().get::<WalkRegions>(room).unwrap().clone();
@@ -393,12 +394,14 @@ fn tinted_band(app: &mut App, room: Entity) {
     );
 }
 
+#[cfg(feature = "sprites")]
 fn linear_tint(app: &App, walker: Entity) -> Option<LinearRgba> {
     app.world()
         .get::<RegionTint>(walker)
         .map(|t| t.0.to_linear())
 }
 
+#[cfg(feature = "sprites")]
 fn close(a: LinearRgba, b: LinearRgba) -> bool {
     (a.red - b.red).abs() < 1e-4
         && (a.green - b.green).abs() < 1e-4
@@ -408,6 +411,7 @@ fn close(a: LinearRgba, b: LinearRgba) -> bool {
 /// A tinting region colours the walkers inside it: fully two pixels in, a quarter
 /// half a pixel in, not at all outside; sprites with `TintedByRegion` take the
 /// colour (their base multiplied by it) and get their base back when they leave.
+#[cfg(feature = "sprites")]
 #[test]
 fn a_tinting_region_colours_walkers_and_fades_in_from_its_edge() {
     let (mut app, room) = app(Pace::Exact(0));
@@ -711,5 +715,106 @@ fn a_region_scale_rule_scales_walkers_inside() {
             1.25,
             "{pace:?}: the room's rule once disabled"
         );
+    }
+}
+
+fn in_band(p: Vec2) -> bool {
+    let (x, _) = common::pixel_of(p);
+    (10..=14).contains(&x)
+}
+
+/// A blocking region is a wall while it blocks: a walk across it is planned round
+/// it (here there is no way round: the walker stops short), a walk under way when
+/// it starts blocking is planned again and never enters it, the query calls it not
+/// walkable (its area is still the one painted), and once it stops blocking walks
+/// cross it again. Every request is answered once.
+#[test]
+fn a_blocking_region_blocks_the_way_while_it_blocks() {
+    #[derive(Resource)]
+    struct Room(Entity);
+    for pace in Pace::BOTH {
+        let (mut app, room) = app(pace);
+        common::add_log(&mut app);
+        app.insert_resource(Room(room));
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let mut ids = Vec::new();
+        // Blocking from the start: the walk stops short of the band.
+        app.world_mut()
+            .get_mut::<WalkRegions>(room)
+            .unwrap()
+            .set_blocking(1, true);
+        ids.push(request(&mut app, walker, px(25, 44)));
+        clock.until(&mut app, 600, |w| {
+            matches!(
+                w.get::<WalkState>(walker),
+                Some(WalkState::Arrived | WalkState::Unreachable)
+            )
+        });
+        let at = position(&app, walker);
+        assert!(common::pixel_of(at).0 < 10, "{pace:?}: stopped at {at}");
+        let ask = |app: &mut App, p: Vec2| {
+            app.world_mut()
+                .run_system_once(move |query: WalkQuery, room: Res<Room>| {
+                    let view = query.room(room.0).ok()?;
+                    Some((view.is_walkable(p).ok()?, view.area_at(p)?))
+                })
+                .unwrap()
+        };
+        assert_eq!(ask(&mut app, px(12, 44)), Some((false, 1)), "{pace:?}");
+        // Open: the walk crosses; blocking again mid-walk, before the band.
+        app.world_mut()
+            .get_mut::<WalkRegions>(room)
+            .unwrap()
+            .set_blocking(1, false);
+        clock.frame(&mut app);
+        assert_eq!(ask(&mut app, px(12, 44)), Some((true, 1)), "{pace:?}");
+        // Back to the start, then on across the band.
+        ids.push(request(&mut app, walker, px(2, 44)));
+        clock.until(&mut app, 600, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        ids.push(request(&mut app, walker, px(25, 44)));
+        let mut entered = false;
+        let mut blocked = false;
+        for _ in 0..600 {
+            clock.frame(&mut app);
+            let p = position(&app, walker);
+            if !blocked && p.x > px(6, 44).x {
+                app.world_mut()
+                    .get_mut::<WalkRegions>(room)
+                    .unwrap()
+                    .set_blocking(1, true);
+                blocked = true;
+            } else if blocked {
+                entered |= in_band(p);
+            }
+            if matches!(
+                app.world().get::<WalkState>(walker),
+                Some(WalkState::Arrived | WalkState::Unreachable | WalkState::Idle)
+            ) {
+                break;
+            }
+        }
+        assert!(
+            blocked && !entered,
+            "{pace:?}: entered the band after it blocked"
+        );
+        assert!(common::pixel_of(position(&app, walker)).0 < 10, "{pace:?}");
+        // Unblocked for good: across.
+        app.world_mut()
+            .get_mut::<WalkRegions>(room)
+            .unwrap()
+            .set_blocking(1, false);
+        ids.push(request(&mut app, walker, px(25, 44)));
+        clock.until(&mut app, 600, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert!(
+            position(&app, walker).distance(px(25, 44)) < 1e-3,
+            "{pace:?}"
+        );
+        common::assert_contract(app.world().resource::<common::Log>(), &ids);
     }
 }

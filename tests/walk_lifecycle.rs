@@ -525,3 +525,49 @@ fn a_hurried_walk_is_skipped_or_run_to_its_end() {
         );
     }
 }
+
+/// A gate (area 2, a full-height band at x = 40..=43) shut a pixel before a walker
+/// walking through it reaches it: under both timings the walker never steps into
+/// the gate while its new plan is made (it stands until the plan lands), and ends
+/// short of it, its request answered once.
+#[test]
+fn a_gate_shut_ahead_of_a_walker_is_never_walked_into() {
+    for pace in Pace::BOTH {
+        let mut app = headless_app(pace.plugin());
+        common::add_log(&mut app);
+        let mask = common::add_mask(
+            &mut app,
+            64,
+            48,
+            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+        );
+        let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(30, 20));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let id = request(&mut app, walker, px(55, 20));
+        let (mut shut, mut entered) = (false, false);
+        for _ in 0..600 {
+            clock.frame(&mut app);
+            let x = pixel_of(position(&app, walker)).0;
+            if !shut && x >= 39 {
+                app.world_mut()
+                    .get_mut::<WalkRoom>(room)
+                    .unwrap()
+                    .disable_area(2);
+                shut = true;
+            } else if shut {
+                entered |= (40..=43).contains(&x);
+            }
+            if matches!(
+                state(&app, walker),
+                WalkState::Arrived | WalkState::Unreachable | WalkState::Idle
+            ) {
+                break;
+            }
+        }
+        assert!(shut && !entered, "{pace:?}: walked into the shut gate");
+        assert!(pixel_of(position(&app, walker)).0 < 40, "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}

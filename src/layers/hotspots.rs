@@ -41,7 +41,7 @@ use crate::request::{RequestId, WalkRequest};
 use crate::room::WalkRoom;
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
-use crate::walk::hurry::{Hurry, hurry_walker};
+use crate::walk::hurry::Hurry;
 use crate::walker::Walker;
 
 /// A room's hotspot layer: an image of hotspot ids, one per pixel (0: none), loaded
@@ -931,7 +931,7 @@ pub(crate) fn interact_with_clicked_hotspot(
                     .get::<Interacting>(player)
                     .is_some_and(|i| i.hotspot == entity && i.verb == verb);
                 if walking_there {
-                    hurry_walker(world, player, how);
+                    crate::walk::hurry::hurry_walker(world, player, how);
                 }
             }
             None => start_interaction(world, player, entity, verb, at),

@@ -91,6 +91,11 @@ pub struct Region {
     pub fade: f32,
     /// Whether walkers in it get a [`WhileInRegion`] every frame. Default off.
     pub while_inside: bool,
+    /// Whether it blocks the way while it is enabled (a fallen tree, a wet floor
+    /// sign): its pixels are blocked in the room's walk grid as a disabled area's
+    /// are, walks that crossed it are planned again, and walkers standing in it
+    /// walk out. Default off.
+    pub blocks: bool,
     /// How walkers with a [`DepthScale`](crate::DepthScale) scale inside it (a
     /// [`AreaScale::Linear`] rule runs between the region's top and bottom rows): it
     /// wins over the room's [`WalkScaling`](crate::WalkScaling). Default `None`.
@@ -109,6 +114,7 @@ impl Region {
             light: 1.0,
             fade: 0.0,
             while_inside: false,
+            blocks: false,
             scale: None,
         }
     }
@@ -216,6 +222,39 @@ impl WalkRegions {
     pub fn with_scale(mut self, id: u8, rule: AreaScale) -> Self {
         self.region_mut(id).scale = Some(rule);
         self
+    }
+
+    /// Region `id` blocks the way (see [`Region::blocks`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRegions;
+    /// let mut regions = WalkRegions::new(Handle::default()).with_region(4, "fallen tree").with_blocking(4);
+    /// assert!(regions.blocking().contains(4));
+    /// regions.set_blocking(4, false); // cleared away
+    /// assert!(regions.blocking().is_empty());
+    /// ```
+    pub fn with_blocking(mut self, id: u8) -> Self {
+        self.region_mut(id).blocks = true;
+        self
+    }
+
+    /// Makes region `id` block the way or not (see [`Region::blocks`]). Writes that
+    /// change nothing change nothing.
+    pub fn set_blocking(&mut self, id: u8, blocks: bool) {
+        if !blocks && !self.regions.iter().any(|r| r.id == id) {
+            return;
+        }
+        self.region_mut(id).blocks = blocks;
+    }
+
+    /// The regions that block the way now: enabled, with [`Region::blocks`].
+    pub fn blocking(&self) -> walkmask::AreaSet {
+        let mut set = walkmask::AreaSet::none();
+        for region in self.regions.iter().filter(|r| r.enabled && r.blocks) {
+            set.insert(region.id);
+        }
+        set
     }
 
     /// Walkers in region `id` get a [`WhileInRegion`] every frame.
@@ -379,6 +418,79 @@ pub(crate) fn tint_sprites(
             sprite.color = colour;
         }
     }
+}
+
+/// What a room's blocked copy of its mask was made from: the mask and its pixels,
+/// the layer and its pixels, and the blocking ids.
+type BlockedFrom = (AssetId<WalkMask>, u64, AssetId<WalkMask>, u64, [u64; 4]);
+
+/// Keeps each room's walk mask as walkers see it ([`WalkRoom`]'s blocked copy) in
+/// step with its blocking regions: made when a region starts blocking (or the mask
+/// or the layer change under blocking regions), dropped when none blocks. A new copy
+/// changes the room, so walks re-plan as for an area toggle.
+pub(crate) fn block_regions(
+    mut rooms: Query<(Entity, &mut WalkRoom, Option<&WalkRegions>)>,
+    mut masks: ResMut<Assets<WalkMask>>,
+    mut made: Local<Vec<(Entity, BlockedFrom)>>,
+    mut warned: Local<Vec<(Entity, AssetId<WalkMask>)>>,
+) {
+    for (room, mut walk_room, regions) in &mut rooms {
+        let wanted = regions.and_then(|regions| {
+            let blocking = regions.blocking();
+            if blocking.is_empty() {
+                return None;
+            }
+            let mask = masks.get(&walk_room.mask)?;
+            let layer = masks.get(&regions.layer)?;
+            let scale = match LayerScale::between(mask.size().into(), layer.size().into()) {
+                Ok(scale) => scale,
+                Err(why) => {
+                    let key = (room, regions.layer.id());
+                    if !warned.contains(&key) {
+                        warned.push(key);
+                        warn!("room {room}: its blocking regions are ignored: {why}");
+                    }
+                    return None;
+                }
+            };
+            let from = (
+                walk_room.mask.id(),
+                mask.revision(),
+                regions.layer.id(),
+                layer.revision(),
+                blocking.bits(),
+            );
+            Some((from, mask.core(), layer.core(), scale, blocking))
+        });
+        let entry = made.iter().position(|(e, _)| *e == room);
+        match wanted {
+            None => {
+                if walk_room.walkable.is_some() {
+                    walk_room.walkable = None;
+                }
+                if let Some(i) = entry {
+                    made.swap_remove(i);
+                }
+            }
+            Some((from, mask, layer, scale, blocking)) => {
+                let current = entry.is_some_and(|i| made[i].1 == from)
+                    && walk_room
+                        .walkable
+                        .as_ref()
+                        .is_some_and(|copy| masks.contains(copy));
+                if current {
+                    continue;
+                }
+                let blocked = walkmask::layer::block_ids(mask, layer, scale, &blocking);
+                walk_room.walkable = Some(masks.add(WalkMask::new(blocked)));
+                match entry {
+                    Some(i) => made[i].1 = from,
+                    None => made.push((room, from)),
+                }
+            }
+        }
+    }
+    made.retain(|(room, _)| rooms.contains(*room));
 }
 
 /// One region change, in the order it happened.

@@ -11,7 +11,8 @@ use crate::room::{MaskMapping, RoomLookup, WalkRoom, room_of};
 use crate::walker::Walker;
 
 /// What a plan depends on: where the walker is (its room), which pixels (the mask's
-/// revision), which areas it may use (only those in the mask), and where the mask lies.
+/// revision, or the blocked copy's while regions block), which areas it may use (only
+/// those in the mask), and where the mask lies.
 /// A walk is re-planned exactly when this changes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct PlanBasis {
@@ -60,7 +61,7 @@ pub(crate) fn current_basis<'m>(
         }
     };
     let (_, room, room_transform) = rooms.get(room_entity).expect("found above");
-    let Some(mask) = masks.get(&room.mask) else {
+    let Some(mask) = masks.get(room.walk_mask()) else {
         let state = server.map_or(LoadState::NotLoaded, |s| s.load_state(&room.mask));
         return Err(match state {
             LoadState::Loading => NoBasis::Loading,
@@ -90,7 +91,7 @@ pub(crate) fn current_basis<'m>(
     Ok((
         PlanBasis {
             room: room_entity,
-            key: GridKey::new(room.mask.id(), mask, areas, clearance),
+            key: GridKey::new(room.walk_mask().id(), mask, areas, clearance),
             mapping,
         },
         mask,

@@ -8,7 +8,7 @@ use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
 use crate::placement::{Parents, walker_xy};
-use crate::plan::basis::{NoBasis, Rooms, current_basis};
+use crate::plan::basis::{NoBasis, PlanBasis, Rooms, current_basis};
 use crate::plan::worker::Planner;
 use crate::room::WalkRoom;
 use crate::walker::{WalkPath, Walker};
@@ -130,9 +130,16 @@ pub(crate) fn replan_changed(
             continue;
         }
         let position = walker_xy(transform, child_of, &parents);
-        let now = match current_basis(&walker, position, &rooms, &masks, server.as_deref()) {
-            Ok((basis, _)) => Some(basis),
-            Err(NoBasis::Loading | NoBasis::Failed(_)) => None,
+        let (now, now_mask) =
+            match current_basis(&walker, position, &rooms, &masks, server.as_deref()) {
+                Ok((basis, mask)) => (Some(basis), Some(mask)),
+                Err(NoBasis::Loading | NoBasis::Failed(_)) => (None, None),
+            };
+        // A walk on into pixels the change blocked (a gate shut, a region that
+        // blocks now) stands until its new plan lands.
+        let hold = |path: &WalkPath| {
+            now.zip(now_mask)
+                .is_some_and(|(now, mask)| crosses_blocked(mask, &now, position, path))
         };
         match job {
             Some(mut job) => {
@@ -143,6 +150,9 @@ pub(crate) fn replan_changed(
                     now.is_none_or(|now| (now.room, now.key) != (basis.room, basis.key))
                 }) {
                     job.restart();
+                    if path.is_some_and(hold) {
+                        commands.entity(entity).try_insert(WalkOnHold);
+                    }
                 }
             }
             None => {
@@ -154,11 +164,31 @@ pub(crate) fn replan_changed(
                         "walker {entity}: its room or mask changed, re-planning to {}",
                         path.target
                     );
+                    if hold(path) {
+                        commands.entity(entity).try_insert(WalkOnHold);
+                    }
                     queue_replan(&mut commands, entity, path, chaser);
                 }
             }
         }
     }
+}
+
+/// Whether the rest of `path`, from `from` (world), passes over a pixel of `mask`
+/// that `basis` does not let its walker use (blocked, or an area it may not enter).
+fn crosses_blocked(mask: &WalkMask, basis: &PlanBasis, from: Vec2, path: &WalkPath) -> bool {
+    let allowed = basis.key.areas.lookup_table();
+    let mut ids = Vec::new();
+    let mut at = basis.mapping.world_to_mask(from);
+    for &corner in path.waypoints.get(path.next..).unwrap_or(&[]) {
+        let to = basis.mapping.world_to_mask(corner);
+        walkmask::layer::ids_along(mask.core(), at, to, &mut ids);
+        if ids.iter().any(|&id| !allowed[id as usize]) {
+            return true;
+        }
+        at = to;
+    }
+    false
 }
 
 /// Logs masks that failed to load, and drops what was prepared for masks that were

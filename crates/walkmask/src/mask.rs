@@ -270,6 +270,17 @@ pub(crate) fn check_size(width: u32, height: u32, limits: &MaskLimits) -> Result
 }
 
 impl WalkMask {
+    /// A mask of this one's size with other area ids (`areas.len()` must be its
+    /// pixel count): no limits to check, the size is one that was accepted.
+    pub(crate) fn with_same_size(&self, areas: Vec<u8>) -> Self {
+        debug_assert_eq!(areas.len(), self.areas.len());
+        Self {
+            width: self.width,
+            height: self.height,
+            areas: areas.into(),
+        }
+    }
+
     /// A mask from row-major area ids, with the default [`MaskLimits`].
     pub fn new(width: u32, height: u32, areas: Vec<u8>) -> Result<Self, MaskError> {
         Self::with_limits(width, height, areas, &MaskLimits::default())

@@ -3,8 +3,10 @@
 //! between a layer and its walk mask.
 
 use proptest::prelude::*;
-use walkmask::layer::{LayerScale, cut_out, depth_inside, id_at, ids_along, nearest_with_id};
-use walkmask::{Point, WalkMask};
+use walkmask::layer::{
+    LayerScale, block_ids, cut_out, depth_inside, id_at, ids_along, nearest_with_id,
+};
+use walkmask::{AreaSet, Point, WalkMask};
 
 /// A random layer of ids 0..4 and a segment whose ends may lie off it.
 fn layer_and_segment() -> impl Strategy<Value = (WalkMask, Point, Point)> {
@@ -121,6 +123,30 @@ proptest! {
         }
         prop_assert!((depth - expected).abs() < 1e-4, "{} vs {}", depth, expected);
         prop_assert!((0.0..=max).contains(&depth));
+    }
+
+    /// Blocking ids: a pixel is blocked exactly when it was or the layer pixel over
+    /// it has one of the ids, whatever the layer's whole factor.
+    #[test]
+    fn block_ids_blocks_exactly_the_pixels_under_the_ids(
+        (layer, _, _) in layer_and_segment(),
+        factor in 1u32..4,
+        floor in prop::collection::vec(0u8..3, 1..1200),
+        ids in prop::collection::vec(0u8..5, 0..3),
+    ) {
+        let (w, h) = (layer.width() * factor, layer.height() * factor);
+        let mask = WalkMask::from_fn(w, h, |x, y| floor[((y * w + x) as usize) % floor.len()]).unwrap();
+        let set = AreaSet::only(&ids);
+        let blocked = block_ids(&mask, &layer, LayerScale { factor }, &set);
+        prop_assert_eq!((blocked.width(), blocked.height()), (w, h));
+        for y in 0..h {
+            for x in 0..w {
+                let under = layer.area_at(x / factor, y / factor).unwrap();
+                let was = mask.area_at(x, y).unwrap();
+                let expected = if under != 0 && ids.contains(&under) { 0 } else { was };
+                prop_assert_eq!(blocked.area_at(x, y).unwrap(), expected, "pixel {} {}", x, y);
+            }
+        }
     }
 
     /// Every id that dense sampling meets is met, in the same order; the walk starts
