@@ -224,8 +224,14 @@ fn overlay_image(mask: &walkmask::WalkMask, areas: WalkAreas) -> Image {
     for &a in mask.areas() {
         data.extend_from_slice(&palette[a as usize]);
     }
-    let buffer = ::image::RgbaImage::from_raw(mask.width(), mask.height(), data)
-        .expect("one RGBA pixel per mask pixel");
+    nearest_image(mask.width(), mask.height(), data)
+}
+
+/// An sRGB image of `rgba` (four bytes a pixel, `width` x `height`), sampled
+/// nearest so that pixels stay sharp when stretched over the room.
+fn nearest_image(width: u32, height: u32, rgba: Vec<u8>) -> Image {
+    let buffer =
+        ::image::RgbaImage::from_raw(width, height, rgba).expect("one RGBA pixel per mask pixel");
     let mut image = Image::from_dynamic(
         ::image::DynamicImage::ImageRgba8(buffer),
         true,
@@ -383,15 +389,7 @@ fn layer_image(layer: &walkmask::WalkMask, kind: LayerKind, disabled: &[u8]) -> 
         let (x, y) = (i as u32 % width, i as u32 / width);
         data.extend_from_slice(&layer_color(kind, id, !disabled.contains(&id), x, y));
     }
-    let buffer = ::image::RgbaImage::from_raw(layer.width(), layer.height(), data)
-        .expect("one RGBA pixel per layer pixel");
-    let mut image = Image::from_dynamic(
-        ::image::DynamicImage::ImageRgba8(buffer),
-        true,
-        RenderAssetUsages::default(),
-    );
-    image.sampler = ImageSampler::nearest();
-    image
+    nearest_image(layer.width(), layer.height(), data)
 }
 
 /// The centre of each id's pixels (layer pixels), for the ids present.

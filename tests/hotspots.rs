@@ -522,6 +522,52 @@ fn a_click_on_a_hotspot_walks_the_player_there_and_acts() {
     }
 }
 
+/// A camera for picking rays, `z` above the room (and the ray map and hit messages
+/// the backend uses).
+#[cfg(feature = "picking")]
+fn picking_camera(r: &mut Room, z: f32) -> Entity {
+    use bevy::picking::backend::PointerHits;
+    use bevy::picking::backend::ray::RayMap;
+    r.app.init_resource::<RayMap>().add_message::<PointerHits>();
+    r.app
+        .world_mut()
+        .spawn((Camera2d, Transform::from_xyz(0.0, 0.0, z)))
+        .id()
+}
+
+/// The hits (entity, depth) of a mouse ray straight down from `from` through
+/// `camera`, over `frames` frames.
+#[cfg(feature = "picking")]
+fn ray_hits(r: &mut Room, camera: Entity, from: Vec3, frames: usize) -> Vec<(Entity, f32)> {
+    use bevy::picking::backend::PointerHits;
+    use bevy::picking::backend::ray::{RayId, RayMap};
+    use bevy::picking::pointer::PointerId;
+    let id = RayId {
+        camera,
+        pointer: PointerId::Mouse,
+    };
+    let ray = Ray3d::new(from, Dir3::NEG_Z);
+    r.app
+        .world_mut()
+        .resource_mut::<RayMap>()
+        .map
+        .insert(id, ray);
+    for _ in 0..frames {
+        r.app.update();
+    }
+    let messages = r.app.world().resource::<Messages<PointerHits>>();
+    let mut cursor = messages.get_cursor();
+    let hits: Vec<(Entity, f32)> = cursor
+        .read(messages)
+        .flat_map(|h| h.picks.iter().map(|(e, d)| (*e, d.depth)))
+        .collect();
+    r.app
+        .world_mut()
+        .resource_mut::<Messages<PointerHits>>()
+        .clear();
+    hits
+}
+
 /// The picking backend: a pointer ray over the bell hits the bell just in front of
 /// the room's plane; over the floor or a hotspot that is disabled or not hoverable,
 /// nothing.
@@ -529,40 +575,9 @@ fn a_click_on_a_hotspot_walks_the_player_there_and_acts() {
 #[test]
 fn the_picking_backend_hits_hotspots_under_the_pointer() {
     use bevy::picking::Pickable;
-    use bevy::picking::backend::PointerHits;
-    use bevy::picking::backend::ray::{RayId, RayMap};
-    use bevy::picking::pointer::PointerId;
     let mut r = room(Pace::Exact(0), 1, vault());
-    r.app.init_resource::<RayMap>().add_message::<PointerHits>();
-    let camera = r
-        .app
-        .world_mut()
-        .spawn((Camera2d, Transform::from_xyz(0.0, 0.0, 100.0)))
-        .id();
-    let hits_at = |r: &mut Room, at: Vec2| -> Vec<(Entity, f32)> {
-        let ray = Ray3d::new(at.extend(100.0), Dir3::NEG_Z);
-        let id = RayId {
-            camera,
-            pointer: PointerId::Mouse,
-        };
-        r.app
-            .world_mut()
-            .resource_mut::<RayMap>()
-            .map
-            .insert(id, ray);
-        r.app.update();
-        let messages = r.app.world().resource::<Messages<PointerHits>>();
-        let mut cursor = messages.get_cursor();
-        let hits: Vec<(Entity, f32)> = cursor
-            .read(messages)
-            .flat_map(|h| h.picks.iter().map(|(e, d)| (*e, d.depth)))
-            .collect();
-        r.app
-            .world_mut()
-            .resource_mut::<Messages<PointerHits>>()
-            .clear();
-        hits
-    };
+    let camera = picking_camera(&mut r, 100.0);
+    let hits_at = |r: &mut Room, at: Vec2| ray_hits(r, camera, at.extend(100.0), 1);
     let hits = hits_at(&mut r, px(42, 4));
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0].0, r.bell);
@@ -740,16 +755,8 @@ fn a_double_click_on_a_hotspot_skips_the_walk_when_asked() {
 #[cfg(feature = "picking")]
 #[test]
 fn a_hotspot_with_a_baseline_is_picked_at_its_depth_among_characters() {
-    use bevy::picking::backend::PointerHits;
-    use bevy::picking::backend::ray::{RayId, RayMap};
-    use bevy::picking::pointer::PointerId;
     let mut r = room(Pace::Exact(0), 1, vault());
-    r.app.init_resource::<RayMap>().add_message::<PointerHits>();
-    let camera = r
-        .app
-        .world_mut()
-        .spawn((Camera2d, Transform::from_xyz(0.0, 0.0, 1000.0)))
-        .id();
+    let camera = picking_camera(&mut r, 1000.0);
     // The bell's baseline at its bottom row; one character behind it, one in front.
     let bell_base = px(42, 6).y;
     r.app
@@ -764,26 +771,12 @@ fn a_hotspot_with_a_baseline_is_picked_at_its_depth_among_characters() {
     };
     let behind = spawn(&mut r, px(42, 3));
     let front = spawn(&mut r, px(42, 10));
-    let ray = Ray3d::new(px(42, 4).extend(1000.0), Dir3::NEG_Z);
-    let id = RayId {
-        camera,
-        pointer: PointerId::Mouse,
-    };
-    r.app
-        .world_mut()
-        .resource_mut::<RayMap>()
-        .map
-        .insert(id, ray);
-    r.app.update();
-    r.app.update();
-    let messages = r.app.world().resource::<Messages<PointerHits>>();
-    let mut cursor = messages.get_cursor();
-    let depth = cursor
-        .read(messages)
-        .flat_map(|h| h.picks.iter())
+    // Two frames: sorted, then picked.
+    let depth = ray_hits(&mut r, camera, px(42, 4).extend(1000.0), 2)
+        .into_iter()
         .filter(|(e, _)| *e == r.bell)
-        .map(|(_, d)| d.depth)
-        .last()
+        .map(|(_, depth)| depth)
+        .next_back()
         .expect("the bell is hit");
     let z = |e: Entity| {
         r.app

@@ -174,8 +174,13 @@ fn removing_walk_input_mid_steer_leaves_the_walker_standing() {
         app.world_mut()
             .entity_mut(walker)
             .insert(WalkInput(Vec2::X));
-        clock.frames(&mut app, 5);
-        assert_eq!(state(&app, walker), WalkState::Walking);
+        // Steered once its grid is ready (on the task pool: a few frames, more on a
+        // loaded machine).
+        clock.until(&mut app, 300, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+        });
+        clock.frames(&mut app, 3);
+        assert_eq!(state(&app, walker), WalkState::Walking, "{pace:?}");
         app.world_mut().entity_mut(walker).remove::<WalkInput>();
         clock.frames(&mut app, 2);
         assert_eq!(state(&app, walker), WalkState::Idle, "{pace:?}");
@@ -568,6 +573,35 @@ fn a_gate_shut_ahead_of_a_walker_is_never_walked_into() {
         }
         assert!(shut && !entered, "{pace:?}: walked into the shut gate");
         assert!(pixel_of(position(&app, walker)).0 < 40, "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}
+
+/// `hurry(Skip)` on a walk under way along a straight line (its one and last leg)
+/// puts the walker at the end at once: it arrives within two frames.
+#[test]
+fn skipping_a_straight_walk_under_way_arrives_at_once() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walker = spawn_walker(&mut app, Walker::new(100.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let target = px(60, 44);
+        let id = request(&mut app, walker, target);
+        clock.until(&mut app, 300, |w| {
+            w.get::<WalkPath>(walker)
+                .is_some_and(|p| p.waypoints.len() == 2 && p.next == 1)
+        });
+        clock.frames(&mut app, 3);
+        app.world_mut().commands().entity(walker).hurry(Hurry::Skip);
+        let frames = clock.until(&mut app, 300, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert!(
+            frames <= 2,
+            "{pace:?}: arrived {frames} frames after the skip"
+        );
+        assert!(position(&app, walker).distance(target) < 1e-3, "{pace:?}");
         assert_contract(app.world().resource::<Log>(), &[id]);
     }
 }

@@ -90,8 +90,10 @@ pub(crate) fn hurry_walks(
             continue;
         }
         let len = path.waypoints.len();
+        // Not there yet (on any leg, the last one too): put at the end, which the
+        // walk then reaches at once.
         if let Some(&end) = path.waypoints.last()
-            && path.next + 1 < len
+            && path.next < len
             && end.is_finite()
         {
             let parent = parent_of(child_of, &parents);
