@@ -166,6 +166,19 @@ fn assert_observed_as_sent(r: &Room, gone: &[Entity]) {
     assert_eq!(endings.observed, sent);
 }
 
+/// A player (speed 120) at `at`, for clicks to walk.
+#[cfg(feature = "picking")]
+fn spawn_player(r: &mut Room, at: Vec2) -> Entity {
+    r.app
+        .world_mut()
+        .spawn((
+            Walker::new(120.0),
+            PlayerWalker,
+            Transform::from_translation(at.extend(1.0)),
+        ))
+        .id()
+}
+
 fn hotspot_at(app: &mut App, room: Entity, point: Vec2) -> Option<Entity> {
     app.world_mut()
         .run_system_once(move |query: WalkQuery| query.room(room).ok()?.hotspot_at(point))
@@ -484,15 +497,7 @@ fn a_click_on_a_hotspot_walks_the_player_there_and_acts() {
     for pace in Pace::BOTH {
         let mut r = room(pace, 1, vault());
         r.app.insert_resource(ClickToWalk::new(ClickInput::Picking));
-        let player = r
-            .app
-            .world_mut()
-            .spawn((
-                Walker::new(120.0),
-                PlayerWalker,
-                Transform::from_translation(px(36, 44).extend(1.0)),
-            ))
-            .id();
+        let player = spawn_player(&mut r, px(36, 44));
         let mut clock = pace.clock();
         clock.frame(&mut r.app);
         picking::click(&mut r.app, r.bell, px(42, 4), PointerButton::Primary);
@@ -707,15 +712,7 @@ fn a_double_click_on_a_hotspot_skips_the_walk_when_asked() {
                 .world_mut()
                 .resource_mut::<HotspotClicks>()
                 .double_click = skip.then_some(Hurry::Skip);
-            let player = r
-                .app
-                .world_mut()
-                .spawn((
-                    Walker::new(120.0),
-                    PlayerWalker,
-                    Transform::from_translation(px(2, 44).extend(1.0)),
-                ))
-                .id();
+            let player = spawn_player(&mut r, px(2, 44));
             let mut clock = pace.clock();
             clock.frame(&mut r.app);
             picking::click_counted(&mut r.app, r.bell, px(42, 4), PointerButton::Primary, 1);

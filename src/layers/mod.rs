@@ -182,6 +182,30 @@ pub(crate) fn placed_layer<'a>(
     Ok(Some((layer.core(), scale)))
 }
 
+/// [`placed_layer`] for a system that uses `room`'s layer every frame: a layer that
+/// does not fit is `None`, with a warning (saying that `what` is ignored) the first
+/// time for that room and layer.
+pub(crate) fn placed_layer_or_warn<'a>(
+    room: Entity,
+    layer: &Handle<WalkMask>,
+    masks: &'a Assets<WalkMask>,
+    mask_size: UVec2,
+    warned: &mut Vec<(Entity, AssetId<WalkMask>)>,
+    what: &str,
+) -> Option<(&'a walkmask::WalkMask, LayerScale)> {
+    match placed_layer(layer, masks, mask_size) {
+        Ok(placed) => placed,
+        Err(why) => {
+            let key = (room, layer.id());
+            if !warned.contains(&key) {
+                warned.push(key);
+                warn!("room {room}: {what} ignored: {why}");
+            }
+            None
+        }
+    }
+}
+
 /// The id of `layer` (placed over a walk mask of `mask_size` pixels lying in the
 /// world by `mapping`) under world point `world`; `None` while the layer loads, when
 /// it fits no whole fraction of the mask, or off the layer.

@@ -27,7 +27,7 @@ use bevy::prelude::*;
 use walkmask::Point;
 use walkmask::layer::{LayerScale, depth_inside, id_at, ids_along};
 
-use super::placed_layer;
+use super::placed_layer_or_warn;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::{RoomLookup, WalkRoom, room_of};
@@ -441,26 +441,22 @@ pub(crate) fn block_regions(
                 return None;
             }
             let mask = masks.get(&walk_room.mask)?;
-            let layer = masks.get(&regions.layer)?;
-            let scale = match LayerScale::between(mask.size().into(), layer.size().into()) {
-                Ok(scale) => scale,
-                Err(why) => {
-                    let key = (room, regions.layer.id());
-                    if !warned.contains(&key) {
-                        warned.push(key);
-                        warn!("room {room}: its blocking regions are ignored: {why}");
-                    }
-                    return None;
-                }
-            };
+            let (layer, scale) = placed_layer_or_warn(
+                room,
+                &regions.layer,
+                &masks,
+                mask.size(),
+                &mut warned,
+                "its blocking regions are",
+            )?;
             let from = (
                 walk_room.mask.id(),
                 mask.revision(),
                 regions.layer.id(),
-                layer.revision(),
+                masks.get(&regions.layer)?.revision(),
                 blocking.bits(),
             );
-            Some((from, mask.core(), layer.core(), scale, blocking))
+            Some((from, mask.core(), layer, scale, blocking))
         });
         let entry = made.iter().position(|(e, _)| *e == room);
         match wanted {
@@ -564,17 +560,14 @@ pub(crate) fn track_regions(
             let (_, walk_room, global) = rooms.get(room).ok()?;
             let regions = regions.get(room).ok()?;
             let mask = masks.get(&walk_room.mask)?;
-            let (layer, scale) = match placed_layer(&regions.layer, &masks, mask.size()) {
-                Ok(placed) => placed?,
-                Err(why) => {
-                    let key = (room, regions.layer.id());
-                    if !warned.contains(&key) {
-                        warned.push(key);
-                        warn!("room {room}: its region layer is ignored: {why}");
-                    }
-                    return None;
-                }
-            };
+            let (layer, scale) = placed_layer_or_warn(
+                room,
+                &regions.layer,
+                &masks,
+                mask.size(),
+                &mut warned,
+                "its region layer is",
+            )?;
             let mapping = walk_room.mapping(global, mask.size());
             mapping.is_valid().then_some(Seen {
                 room,
