@@ -186,6 +186,10 @@ pub(crate) struct WalkerGrids<'w, 's> {
     masks: Res<'w, Assets<WalkMask>>,
     planner: Res<'w, Planner>,
     memo: Local<'s, Vec<(GridMemoKey, Option<WalkerGrid>)>>,
+    /// Whether there is one room at most, once looked up this frame.
+    one_room: Local<'s, Option<bool>>,
+    /// The last grid looked up by where a walker stands.
+    unmemoized: Local<'s, Option<WalkerGrid>>,
 }
 
 /// What a walker's grid depends on besides where it stands (which matters only with
@@ -196,19 +200,32 @@ impl WalkerGrids<'_, '_> {
     /// Forgets last frame's look-ups.
     pub(crate) fn new_frame(&mut self) {
         self.memo.clear();
+        *self.one_room = None;
     }
 
-    pub(crate) fn of(&mut self, walker: &Walker, position: Vec2) -> Option<WalkerGrid> {
-        let memo = walker.room.is_some() || self.rooms.iter().nth(1).is_none();
+    /// The grid of `walker` at `position` ([`WalkerGrid::of`]), looked up once a frame
+    /// per room, radius and areas.
+    pub(crate) fn of(&mut self, walker: &Walker, position: Vec2) -> Option<&WalkerGrid> {
+        let one_room = *self
+            .one_room
+            .get_or_insert_with(|| self.rooms.iter().nth(1).is_none());
         let key = (walker.room, walker.radius.to_bits(), walker.areas);
-        if memo && let Some((_, grid)) = self.memo.iter().find(|(k, _)| *k == key) {
-            return grid.clone();
+        if walker.room.is_some() || one_room {
+            let at = match self.memo.iter().position(|(k, _)| *k == key) {
+                Some(at) => at,
+                None => {
+                    let grid =
+                        WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
+                    self.memo.push((key, grid));
+                    self.memo.len() - 1
+                }
+            };
+            return self.memo[at].1.as_ref();
         }
-        let grid = WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
-        if memo {
-            self.memo.push((key, grid.clone()));
-        }
-        grid
+        // Several rooms and none named: the room depends on where the walker stands.
+        *self.unmemoized =
+            WalkerGrid::of(walker, position, &self.rooms, &self.masks, &self.planner);
+        self.unmemoized.as_ref()
     }
 }
 
@@ -522,9 +539,11 @@ pub(crate) fn gather_crowd(
                 .take_while(|e| e.room == room)
                 .count();
         solve.rooms.push(start..end);
+
         claim_spots(work, &solve.agents, start..end, &mut walkers, &mut grids);
         start = end;
     }
+
     velocities.start(solve);
 }
 
@@ -558,10 +577,6 @@ fn claim_spots(
         if !e.want.solve || (e.stalled_at.is_none() && e.claim.is_none()) {
             continue;
         }
-        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.key.entity) else {
-            continue;
-        };
-        let motion = motion.bypass_change_detection();
         let position = e.key.position;
         let radius = e.agent.radius;
         if let Some((request, target, end)) = e.stalled_at {
@@ -577,9 +592,11 @@ fn claim_spots(
             // A walker with a spot claimed was at the crowd's edge already; those
             // standing may since have been nudged away from the destination itself,
             // which then no longer measures where the crowd's edge is.
-            if touching && (e.claimed.is_some() || position.distance(target) <= extent + footprint)
+            if touching
+                && (e.claimed.is_some() || position.distance(target) <= extent + footprint)
+                && let Ok((_, _, _, mut motion, ..)) = walkers.get_mut(e.key.entity)
             {
-                motion.spot = Some(ArrivalSpot {
+                motion.bypass_change_detection().spot = Some(ArrivalSpot {
                     request,
                     end,
                     at: position,
@@ -599,6 +616,11 @@ fn claim_spots(
         if distance > extent + 2.0 * radius + max_radius + e.want.max_speed * 0.25 {
             continue;
         }
+        // Looked up only for the few near their end.
+        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.key.entity) else {
+            continue;
+        };
+        let motion = motion.bypass_change_detection();
         let mut spot = ArrivalSpot {
             request,
             end,

@@ -323,7 +323,7 @@ fn back_off(
         return false;
     }
     let (walker, position) = (a.1, walker_xy(a.4, a.5, parents));
-    let Some(grid) = grids.of(walker, position) else {
+    let Some(grid) = grids.of(walker, position).cloned() else {
         return false;
     };
     let Some(here) = grid.pixel_under(position) else {

@@ -2,12 +2,19 @@
 //!
 //! At the end of a frame [`gather_crowd`](super::avoid::gather_crowd) takes the
 //! walkers where they stand after moving, and the velocities they will take next
-//! frame are solved on Bevy's [`ComputeTaskPool`] while the rest of the frame (and
-//! rendering) runs; [`take_velocities`] collects them at the start of the next
-//! frame's movement, waiting for the task only if it has not finished. The answer is
-//! the same as solving it in the frame (the positions are the same), so it does not
-//! depend on timing; a walker that game code moved in between, or that started or
-//! ended a walk, walks that one frame as planned.
+//! frame are solved on Bevy's [`AsyncComputeTaskPool`] (beside the path searches,
+//! and below the frame's threads with [`background_searches`](crate::background_searches)),
+//! while the rest of the frame and rendering run; [`take_velocities`] collects them
+//! at the start of the next frame's movement. A solve still queued or running then
+//! (behind a long search) is dropped and the same problem, kept as a copy, is solved
+//! in the frame: the frame never waits for the pool, and the answer is the same
+//! either way, as it would be solved in the frame (the positions are the same), so
+//! it does not depend on timing. A walker that game code moved in between, or that
+//! started or ended a walk, walks that one frame as planned.
+//!
+//! The solve is not on the [`ComputeTaskPool`](bevy::tasks::ComputeTaskPool), the
+//! pool that runs the frame's systems: waking its thread at the end of a frame took
+//! the core from the frame's own work for as long as the solve ran.
 //!
 //! On the web, where the pool runs its tasks on the main thread, the velocities are
 //! solved at once at the end of the frame.
@@ -16,7 +23,7 @@ use std::ops::Range;
 
 use bevy::prelude::*;
 #[cfg(not(target_arch = "wasm32"))]
-use bevy::tasks::{ComputeTaskPool, Task, block_on};
+use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
 use walkmask::crowd::{Agent, AvoidanceParams, Avoider, Vector};
 
 use super::avoid::CrowdMotion;
@@ -78,6 +85,18 @@ impl CrowdSolve {
         self.rooms.clear();
         self.velocities.clear();
         self.solved = false;
+    }
+
+    /// Makes this problem a copy of `other`'s (not its answer), keeping the buffers.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn copy_problem(&mut self, other: &CrowdSolve) {
+        self.clear();
+        self.agents.extend_from_slice(&other.agents);
+        self.wants.extend_from_slice(&other.wants);
+        self.keys.extend_from_slice(&other.keys);
+        self.rooms.extend(other.rooms.iter().cloned());
+        self.params = other.params;
+        self.dt = other.dt;
     }
 
     /// Solves every walker's velocity among the others of its room.
@@ -145,6 +164,9 @@ impl CrowdSolve {
 pub(crate) struct CrowdVelocities {
     #[cfg(not(target_arch = "wasm32"))]
     task: Option<Task<CrowdSolve>>,
+    /// A copy of the problem on `task`, solved in the frame if the task is late.
+    #[cfg(not(target_arch = "wasm32"))]
+    spare: Option<CrowdSolve>,
     /// The last problem, solved or not (its buffers).
     done: Option<CrowdSolve>,
 }
@@ -161,7 +183,7 @@ impl CrowdVelocities {
         solve
     }
 
-    /// Solves `problem` for the next frame: on the compute pool, or at once on the web.
+    /// Solves `problem` for the next frame: on a task, or at once on the web.
     pub(super) fn start(&mut self, mut problem: CrowdSolve) {
         if problem.keys.is_empty() {
             self.done = Some(problem);
@@ -169,7 +191,9 @@ impl CrowdVelocities {
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            self.task = Some(ComputeTaskPool::get().spawn(async move {
+            let spare = self.spare.get_or_insert_with(CrowdSolve::default);
+            spare.copy_problem(&problem);
+            self.task = Some(AsyncComputeTaskPool::get().spawn(async move {
                 problem.solve();
                 problem
             }));
@@ -181,11 +205,20 @@ impl CrowdVelocities {
         }
     }
 
-    /// The solved problem, waiting for its task if it has not finished.
+    /// The solved problem: from its task when that has finished, else solved here
+    /// from the copy (the same answer) and the task dropped.
     fn finish(&mut self) -> Option<&CrowdSolve> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(task) = self.task.take() {
-            self.done = Some(block_on(task));
+            if task.is_finished() {
+                self.done = Some(block_on(task));
+            } else {
+                // Dropping the task cancels it; its buffers are made anew.
+                trace!("crowd velocities late on the pool: solved in the frame");
+                let mut spare = self.spare.take().unwrap_or_default();
+                spare.solve();
+                self.done = Some(spare);
+            }
         }
         self.done.as_ref().filter(|solve| solve.solved)
     }
@@ -208,15 +241,19 @@ pub(crate) fn take_velocities(
     let Some(solve) = crowd.finish() else {
         return;
     };
+    // Every walker gathered was left with no velocity (`gather_crowd`): only those
+    // turned aside are looked up.
     for (key, velocity) in solve.keys.iter().zip(&solve.velocities) {
+        let Some(velocity) = *velocity else {
+            continue;
+        };
         let Ok((mut motion, transform, child_of, path)) = walkers.get_mut(key.entity) else {
             continue;
         };
         let still = walker_xy(transform, child_of, &parents) == key.position
             && on_path(path) == key.on_path;
-        let avoided = velocity.filter(|_| still);
-        if motion.avoided != avoided {
-            motion.bypass_change_detection().avoided = avoided;
+        if still {
+            motion.bypass_change_detection().avoided = Some(velocity);
         }
     }
     if let Some(solve) = crowd.done.as_mut() {
@@ -227,4 +264,74 @@ pub(crate) fn take_velocities(
 /// Whether a walker has a path with a corner left to walk to.
 pub(super) fn on_path(path: Option<&WalkPath>) -> bool {
     path.is_some_and(|path| path.next < path.waypoints.len())
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// A ring of walkers all heading for its centre: most are turned aside.
+    fn ring(count: usize) -> CrowdSolve {
+        let mut solve = CrowdSolve::default();
+        for i in 0..count {
+            let angle = i as f32 / count as f32 * std::f32::consts::TAU;
+            let at = Vec2::from_angle(angle) * 40.0;
+            let preferred = -at.normalize() * 50.0;
+            solve.agents.push(Agent {
+                position: Vector::new(at.x, at.y),
+                velocity: Vector::new(preferred.x, preferred.y),
+                radius: 6.0,
+                priority: 1,
+                standing: false,
+                remaining: 40.0,
+                blocked: false,
+                layers: 1,
+                id: i as u32,
+            });
+            solve.wants.push(Want {
+                preferred: Vector::new(preferred.x, preferred.y),
+                max_speed: 50.0,
+                walking: true,
+                solve: true,
+            });
+            solve.keys.push(SolveKey {
+                entity: Entity::from_raw_u32(i as u32 + 1).unwrap(),
+                position: at,
+                on_path: true,
+            });
+        }
+        solve.rooms.push(0..count);
+        solve.params = AvoidanceParams::default();
+        solve.dt = 1.0 / 60.0;
+        solve
+    }
+
+    #[test]
+    fn a_late_solve_made_in_the_frame_gives_the_same_velocities() {
+        let mut pool = ring(24);
+        let mut spare = CrowdSolve::default();
+        // A spare used before keeps nothing of its last problem.
+        spare.copy_problem(&ring(5));
+        spare.solve();
+        spare.copy_problem(&pool);
+        pool.solve();
+        spare.solve();
+        assert!(pool.velocities.iter().filter(|v| v.is_some()).count() >= 12);
+        assert_eq!(pool.velocities, spare.velocities);
+    }
+
+    #[test]
+    fn the_answer_is_the_same_whether_the_task_ran_or_not() {
+        bevy::tasks::AsyncComputeTaskPool::get_or_init(bevy::tasks::TaskPool::new);
+        let mut expected = ring(24);
+        expected.solve();
+        let mut crowd = CrowdVelocities::default();
+        let mut problem = crowd.buffers();
+        problem.copy_problem(&ring(24));
+        crowd.start(problem);
+        // Whether the task has run or not, the answer is the same.
+        let solved = crowd.finish().expect("solved");
+        assert_eq!(solved.velocities, expected.velocities);
+        assert!(crowd.task.is_none());
+    }
 }

@@ -88,7 +88,7 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
 /// straight line from `a` (Adventure Game Studio's `Trace`): `b` itself when the
 /// segment is clear, `None` when `a` is not on a walkable pixel.
 pub fn last_clear_point(grid: &NavGrid, a: Point, b: Point) -> Option<Point> {
-    if !grid.contains(a) || grid.region_at(a).is_none() {
+    if !grid.walkable_at(a) {
         return None;
     }
     if grid.contains(b) && line_of_sight(grid, a, b) {

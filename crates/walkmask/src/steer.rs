@@ -36,7 +36,7 @@ const MIN_STEP: f32 = 1e-4;
 /// assert!(to.x <= 5.0 && to.y < 4.5);
 /// ```
 pub fn slide(grid: &NavGrid, from: Point, step: (f32, f32)) -> Option<Point> {
-    if !grid.contains(from) || grid.region_at(from).is_none() {
+    if !grid.walkable_at(from) {
         return None;
     }
     let (dx, dy) = step;
@@ -120,7 +120,7 @@ const MARGIN: f32 = 1.0 / 128.0;
 /// at least half a [`MARGIN`] from every blocked pixel along both axes (backing off by
 /// a margin, then doubling); `from` when no point of the step is.
 fn settle(grid: &NavGrid, from: Point, to: Point) -> Point {
-    let open = |p: Point| grid.contains(p) && grid.region_at(p).is_some();
+    let open = |p: Point| grid.walkable_at(p);
     // Half the margin: a point settled a margin from a wall before passes.
     let m = MARGIN / 2.0;
     let clear_of_walls = |p: Point| {

@@ -222,6 +222,25 @@ proptest! {
         }
     }
 
+    /// Walkability read from the byte per pixel agrees with the region labels, with
+    /// clearance and obstacles: a pixel is walkable exactly where it has a region.
+    #[test]
+    fn walkable_pixels_are_those_with_a_region(sc in scenario(), r in radius(), seed in any::<u64>()) {
+        let plain = clearance_grid(&sc, r);
+        let blocked = plain.with_obstacles(&obstacles_for(&plain, seed));
+        for grid in [&plain, &blocked] {
+            for y in 0..grid.height() + 1 {
+                for x in 0..grid.width() + 1 {
+                    let centre = Point::new(x as f32 + 0.5, y as f32 + 0.5);
+                    prop_assert_eq!(grid.is_walkable(x, y), grid.region(x, y).is_some(), "pixel ({}, {})", x, y);
+                    prop_assert_eq!(grid.walkable_at(centre), grid.is_walkable(x, y), "pixel ({}, {})", x, y);
+                }
+            }
+            prop_assert!(!grid.walkable_at(Point::new(f32::NAN, 0.5)));
+            prop_assert!(!grid.walkable_at(Point::new(-0.5, 0.5)));
+        }
+    }
+
     /// A query among obstacles answers as a query on the mask with the obstacles
     /// painted in: the same status, an end equally near the destination, and a path
     /// no longer than the shortest grid route there; its segments are legal on that
