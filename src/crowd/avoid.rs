@@ -539,11 +539,9 @@ pub(crate) fn gather_crowd(
                 .take_while(|e| e.room == room)
                 .count();
         solve.rooms.push(start..end);
-
         claim_spots(work, &solve.agents, start..end, &mut walkers, &mut grids);
         start = end;
     }
-
     velocities.start(solve);
 }
 

@@ -1,5 +1,5 @@
 //! Walkers that see each other: local avoidance while walking
-//! ([`walkmask::crowd`]'s ORCA, solved every frame on the compute task pool) and free
+//! ([`walkmask::crowd`]'s ORCA, solved every frame on the async compute pool) and free
 //! spots on arrival, for every walker with a [`radius`](crate::Walker::radius).
 //!
 //! This module proposes; the walk lifecycle moves. At the end of each frame, after
