@@ -16,10 +16,8 @@
 use crate::NavGrid;
 use crate::grid::expand;
 
-/// Cost of a horizontal or vertical step.
-pub const CARDINAL: u32 = 29;
-/// Cost of a diagonal step.
-pub const DIAGONAL: u32 = 41;
+use crate::steps::octile;
+pub use crate::steps::{CARDINAL, DIAGONAL};
 /// Distance of a pixel that the fill has not reached.
 pub const UNREACHED: u32 = u32::MAX;
 
@@ -27,13 +25,6 @@ const BUCKETS: usize = 128; // > 2 * DIAGONAL, power of two
 const BUCKET_MASK: u32 = BUCKETS as u32 - 1;
 /// Bucket entries kept whatever the last fill pushed (64 KiB).
 const BUCKET_SLACK: usize = 8192;
-
-/// Octile estimate of the distance between two pixels.
-#[inline]
-pub(crate) fn octile(dx: u32, dy: u32) -> u32 {
-    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    CARDINAL * hi + (DIAGONAL - CARDINAL) * lo
-}
 
 /// Reusable buffers for fills: after the first query on a grid size, no
 /// `width x height` allocation happens again; only the pixels a query touched are

@@ -540,8 +540,8 @@ impl NavGrid {
 /// south-west, south-east. `(dx, dy)` is the step. With `OBSTACLES`, pixels set in
 /// `bits` are blocked too; without, `bits` is not read.
 ///
-/// [`CARDINAL`]: crate::fill::CARDINAL
-/// [`DIAGONAL`]: crate::fill::DIAGONAL
+/// [`CARDINAL`]: crate::steps::CARDINAL
+/// [`DIAGONAL`]: crate::steps::DIAGONAL
 #[inline(always)]
 pub(crate) fn expand<const OBSTACLES: bool>(
     open: &[u8],
@@ -550,7 +550,7 @@ pub(crate) fn expand<const OBSTACLES: bool>(
     i: usize,
     mut visit: impl FnMut(usize, u32, i32, i32),
 ) {
-    use crate::fill::{CARDINAL, DIAGONAL};
+    use crate::steps::{CARDINAL, DIAGONAL};
     // A walkable pixel lies inside the blocked one-pixel border, so all eight
     // neighbours are in bounds.
     assert!(i > pw && i + pw + 1 < open.len());

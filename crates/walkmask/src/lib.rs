@@ -56,6 +56,7 @@ pub mod simplify;
 pub mod smooth;
 pub mod snap;
 pub mod steer;
+pub mod steps;
 pub mod subgoal;
 pub mod taut;
 pub mod trace;

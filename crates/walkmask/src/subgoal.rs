@@ -44,8 +44,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::NavGrid;
-use crate::fill::octile;
 use crate::pause::{NeverPause, Pause, checkpoint, run_through};
+use crate::steps::octile;
 
 /// When [`NavGrid::build_index`] builds a [`SubgoalGraph`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
