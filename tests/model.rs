@@ -863,3 +863,11 @@ fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
         run_case(seed);
     }
 }
+
+/// Cases a long run found, kept as regressions.
+#[test]
+fn cases_found_by_long_runs_keep_the_invariants() {
+    // A search answered after its room moved was walked in the room's old placement,
+    // through the wall (frame 68).
+    run_case(20265502);
+}

@@ -151,6 +151,34 @@ pub(super) fn clear_of_obstacles(path: &PlannedPath, here: Point, next: Point) -
     )
 }
 
+/// An answer planned while its room moved (a search is not restarted for that): its
+/// path put where the room stands now, from its mask points, so that it is joined to
+/// the walker and walked in the room's current placement.
+fn in_current_placement(
+    world: &World,
+    mut output: PlanOutput,
+    mut basis: Option<PlanBasis>,
+) -> (PlanOutput, Option<PlanBasis>) {
+    if let (PlanOutput::Path(path), Some(basis)) = (&mut output, basis.as_mut())
+        && let (Some(room), Some(transform)) = (
+            world.get::<crate::room::WalkRoom>(basis.room),
+            world.get::<GlobalTransform>(basis.room),
+        )
+    {
+        let mapping = room.mapping(transform, path.mapping.size);
+        if mapping != path.mapping && mapping.is_valid() {
+            path.waypoints = path
+                .mask_points
+                .iter()
+                .map(|&p| mapping.mask_to_world(p))
+                .collect();
+            path.mapping = mapping;
+            basis.mapping = mapping;
+        }
+    }
+    (output, basis)
+}
+
 /// Applies a job's answer, unless the job was replaced or the walker is gone; then
 /// starts the request that waited for it, if any.
 pub(super) fn complete_job(
@@ -187,6 +215,7 @@ pub(super) fn complete_job(
         start_put_back(world);
         return;
     }
+    let (output, basis) = in_current_placement(world, output, basis);
     apply_answer(world, walker, &mut job, output, basis);
     if world.get::<PathJob>(walker).map(|j| j.serial) != Some(job.serial) {
         start_pending(world, walker, &job);
