@@ -268,6 +268,33 @@ impl Facing {
     /// assert_eq!(facing.direction, FacingDirection::Up);
     /// ```
     pub fn follow(&mut self, vector: Vec2) -> bool {
+        if self.well_inside_own_sector(vector) {
+            return false;
+        }
+        self.follow_by_angle(vector)
+    }
+
+    /// Whether `vector` points well inside the sector of the direction faced (by a
+    /// margin far above rounding), where [`follow`](Self::follow) keeps the facing:
+    /// the common case, a walk straight on, decided without an arctangent.
+    fn well_inside_own_sector(&self, vector: Vec2) -> bool {
+        const MARGIN: f32 = 1e-4;
+        let sectors = sector_count(self.directions);
+        if sectors == 4 && self.direction.is_diagonal() {
+            return false;
+        }
+        // The cosine of half a sector: 45 degrees with 4 directions, 22.5 with 8.
+        let cos_half_sector = if sectors == 4 {
+            std::f32::consts::FRAC_1_SQRT_2
+        } else {
+            0.923_879_5
+        };
+        let along = vector.dot(UNIT_VECTORS[self.direction.index()]);
+        along.is_finite() && along > (cos_half_sector + MARGIN) * vector.length()
+    }
+
+    /// [`follow`](Self::follow), from the angle of `vector`.
+    fn follow_by_angle(&mut self, vector: Vec2) -> bool {
         let Some(nearest) = FacingDirection::nearest(vector, self.directions) else {
             return false;
         };
@@ -289,6 +316,21 @@ impl Facing {
         true
     }
 }
+
+/// [`FacingDirection::vector`] of each of [`FacingDirection::ALL`].
+const UNIT_VECTORS: [Vec2; 8] = {
+    const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
+    [
+        Vec2::new(1.0, 0.0),
+        Vec2::new(D, D),
+        Vec2::new(0.0, 1.0),
+        Vec2::new(-D, D),
+        Vec2::new(-1.0, 0.0),
+        Vec2::new(-D, -D),
+        Vec2::new(0.0, -1.0),
+        Vec2::new(D, -D),
+    ]
+};
 
 /// The absolute difference of two angles, in 0..=pi.
 fn angle_between(a: f32, b: f32) -> f32 {
@@ -350,5 +392,56 @@ pub(crate) fn follow_step(facing: &mut Mut<Facing>, direction: Vec2) {
     let mut next = **facing;
     if next.follow(direction) {
         **facing = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_vectors_are_the_directions_vectors() {
+        for direction in FacingDirection::ALL {
+            assert!(UNIT_VECTORS[direction.index()].abs_diff_eq(direction.vector(), 1e-6));
+        }
+    }
+
+    /// The shortcut for a walk straight on never decides otherwise than the angle:
+    /// every direction faced, 4 and 8 directions, several hysteresis settings, and
+    /// movements all round (many on and beside the sectors' borders).
+    #[test]
+    fn following_decides_as_the_angle_does() {
+        let mut checked_inside = 0;
+        for directions in [4, 8] {
+            for hysteresis_degrees in [0.0, 10.0, 11.25, 45.0, f32::NAN] {
+                for direction in FacingDirection::ALL {
+                    let facing = Facing {
+                        direction,
+                        directions,
+                        hysteresis_degrees,
+                    };
+                    for step in 0..=14_400 {
+                        let degrees = step as f32 * 0.025;
+                        for length in [1e-3, 1.0, 350.0] {
+                            let vector = Vec2::from_angle(degrees.to_radians()) * length;
+                            let (mut fast, mut slow) = (facing, facing);
+                            let turned = fast.follow(vector);
+                            assert_eq!(
+                                turned,
+                                slow.follow_by_angle(vector),
+                                "{facing:?} following {vector} ({degrees} degrees)"
+                            );
+                            assert_eq!(fast.direction, slow.direction);
+                            checked_inside += usize::from(facing.well_inside_own_sector(vector));
+                        }
+                    }
+                }
+                for vector in [Vec2::ZERO, Vec2::NAN, Vec2::new(f32::INFINITY, 1.0)] {
+                    let mut facing = Facing::eight();
+                    assert!(!facing.follow(vector));
+                }
+            }
+        }
+        assert!(checked_inside > 100_000);
     }
 }

@@ -230,6 +230,7 @@ impl WalkerGrids<'_, '_> {
 }
 
 /// One walker as gathered this frame.
+#[derive(Clone, Copy)]
 struct Entry {
     /// Walkers avoid each other only within one room.
     room: Option<Entity>,
@@ -250,6 +251,9 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct CrowdWork {
     entries: Vec<Entry>,
+    /// The entries' sort keys and indices, and the entries in that order.
+    order: Vec<(u64, u64, u32)>,
+    sorted: Vec<Entry>,
     spots: SpotScratch,
     taken: Taken,
     taken_mask: Vec<(Point, f32)>,
@@ -264,7 +268,9 @@ struct Taken {
     grid: NeighbourGrid,
     /// Discs the grid holds (claims added later are looked through one by one).
     indexed: usize,
+    /// The largest finite radius, and whether any radius is not finite.
     largest: f32,
+    unbounded: bool,
     /// Crowd extents worked out this frame, by end (its bits): (discs then,
     /// footprint, extent).
     extents: HashMap<(u32, u32), (usize, f32, f32)>,
@@ -277,12 +283,15 @@ impl Taken {
         self.extents.clear();
         self.indexed = 0;
         self.largest = 0.0;
+        self.unbounded = false;
     }
 
     fn push(&mut self, at: Vec2, radius: f32) {
         self.discs.push((at, radius));
         if radius.is_finite() {
             self.largest = self.largest.max(radius);
+        } else {
+            self.unbounded = true;
         }
     }
 
@@ -306,6 +315,16 @@ impl Taken {
             || self.discs[self.indexed..]
                 .iter()
                 .any(|&(at, r)| at.distance(p) < reach + r)
+    }
+
+    /// An upper bound of [`extent`](Self::extent) for any end, without looking at
+    /// where the discs are: a crowd reaches out at most a disc's diameter and a
+    /// footprint further with each disc (see [`cluster_extent`]).
+    fn extent_bound(&self, footprint: f32) -> f32 {
+        if self.unbounded {
+            return f32::INFINITY;
+        }
+        self.discs.len() as f32 * (2.0 * self.largest + footprint)
     }
 
     /// [`cluster_extent`] round `end`, once per end and frame (again after claims).
@@ -515,9 +534,20 @@ pub(crate) fn gather_crowd(
             gap,
         });
     }
-    // Room by room, in entity order.
-    work.entries
-        .sort_unstable_by_key(|e| (e.room.map(Entity::to_bits), e.key.entity.to_bits()));
+    // Room by room, in entity order (sorted by index: an entry is large to move).
+    work.order.clear();
+    work.order
+        .extend(work.entries.iter().enumerate().map(|(i, e)| {
+            // No room first (an entity's bits are never all ones: its index is never
+            // u32::MAX).
+            let room = e.room.map_or(0, |room| room.to_bits().saturating_add(1));
+            (room, e.key.entity.to_bits(), i as u32)
+        }));
+    work.order.sort_unstable();
+    work.sorted.clear();
+    work.sorted
+        .extend(work.order.iter().map(|&(.., i)| work.entries[i as usize]));
+    std::mem::swap(&mut work.entries, &mut work.sorted);
     let mut solve = velocities.buffers();
     solve.params = AvoidanceParams {
         time_horizon: tuning.avoidance_time_horizon,
@@ -610,8 +640,12 @@ fn claim_spots(
         // Claimed late, once at the edge of those standing or heading there, so that
         // the first to arrive stand nearest.
         let footprint = 2.0 * radius + e.gap;
-        let extent = work.taken.extent(end, footprint);
-        if distance > extent + 2.0 * radius + max_radius + e.want.max_speed * 0.25 {
+        let near_enough = 2.0 * radius + max_radius + e.want.max_speed * 0.25;
+        // Most are far from their end and from any crowd there: that is told without
+        // looking for one.
+        if distance > near_enough + work.taken.extent_bound(footprint)
+            || distance > near_enough + work.taken.extent(end, footprint)
+        {
             continue;
         }
         // Looked up only for the few near their end.

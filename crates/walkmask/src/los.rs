@@ -30,8 +30,9 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
     let pw = grid.padded_width() as isize;
     let blocked = |i: isize| !grid.open(i as usize);
     let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
-    let (x0, y0) = (ax.floor() as i64, ay.floor() as i64);
-    let (x1, y1) = (bx.floor() as i64, by.floor() as i64);
+    // Both ends are in the mask, so not negative: truncation is the floor.
+    let (x0, y0) = (ax as i64, ay as i64);
+    let (x1, y1) = (bx as i64, by as i64);
     let mut index = grid.index(x0 as u32, y0 as u32) as isize;
     if blocked(index) {
         return false;

@@ -100,9 +100,11 @@ impl NeighbourGrid {
     }
 
     fn cell_coords(&self, p: Vector) -> (usize, usize) {
-        let column = (((p.x - self.origin.x) / self.cell).floor().max(0.0) as usize)
+        // Clamped at 0 first, truncation is the floor (and NaN is 0): no call to
+        // `floorf`, which is not inlined on x86-64 without SSE4.1.
+        let column = (((p.x - self.origin.x) / self.cell).max(0.0) as usize)
             .min(self.columns.saturating_sub(1));
-        let row = (((p.y - self.origin.y) / self.cell).floor().max(0.0) as usize)
+        let row = (((p.y - self.origin.y) / self.cell).max(0.0) as usize)
             .min(self.rows.saturating_sub(1));
         (column, row)
     }
