@@ -1,6 +1,5 @@
 //! Walk masks: one area id per pixel, decoded from images or Moving AI `.map` files.
 
-use std::path::Path;
 use std::sync::Arc;
 
 /// Size limits applied when a mask is created or decoded.
@@ -215,42 +214,6 @@ impl std::fmt::Debug for WalkMask {
     }
 }
 
-/// Reads at most `limit` bytes of the file at `path`; more is an error.
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, MaskError> {
-    use std::io::Read;
-    let io = |source| MaskError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let too_large = || MaskError::FileTooLarge {
-        path: path.display().to_string(),
-        limit,
-    };
-    // A regular file says its size: refuse at once rather than read up to the limit.
-    let known = file
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
-    if known.is_some_and(|len| len > limit) {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    if let Some(len) = known {
-        bytes
-            .try_reserve_exact(len as usize)
-            .map_err(|_| too_large())?;
-    }
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
-
 /// Checks a size against limits.
 pub(crate) fn check_size(width: u32, height: u32, limits: &MaskLimits) -> Result<(), MaskError> {
     if width == 0 || height == 0 {
@@ -347,67 +310,6 @@ impl WalkMask {
     pub fn area_at(&self, x: u32, y: u32) -> Option<u8> {
         (x < self.width && y < self.height)
             .then(|| self.areas[y as usize * self.width as usize + x as usize])
-    }
-
-    /// Decodes an image held in memory (any format the `image` crate was built with;
-    /// PNG, BMP and GIF here) by `rule`, with the default limits.
-    pub fn decode(bytes: &[u8], rule: &DecodeRule) -> Result<Self, MaskError> {
-        Self::decode_with_limits(bytes, rule, &MaskLimits::default())
-    }
-
-    /// Decodes an image held in memory by `rule`, checked against `limits` before
-    /// any pixel buffer is allocated.
-    pub fn decode_with_limits(
-        bytes: &[u8],
-        rule: &DecodeRule,
-        limits: &MaskLimits,
-    ) -> Result<Self, MaskError> {
-        crate::mask_decode::decode(bytes, rule, limits)
-    }
-
-    /// Parses a Moving AI benchmark `.map` file: `.`, `G` and `S` are area 1, `@`,
-    /// `O`, `T` and `W` are blocked, and any other character is an error.
-    pub fn parse_movingai(text: &str) -> Result<Self, MaskError> {
-        Self::parse_movingai_with_limits(text, &MaskLimits::default())
-    }
-
-    /// Parses a Moving AI `.map` file, checked against `limits` before the mask is
-    /// allocated.
-    pub fn parse_movingai_with_limits(text: &str, limits: &MaskLimits) -> Result<Self, MaskError> {
-        crate::mask_decode::parse_movingai(text, limits)
-    }
-
-    /// Reads a mask from a file with the default limits: `.map` files as Moving AI
-    /// maps (the rule is ignored), everything else as an image decoded by `rule`.
-    pub fn open(path: impl AsRef<Path>, rule: &DecodeRule) -> Result<Self, MaskError> {
-        Self::open_with_limits(path, rule, &MaskLimits::default())
-    }
-
-    /// Reads a mask from a file, checked against `limits`: at most
-    /// [`MaskLimits::max_alloc_bytes`] bytes of the file are read (so a device or a
-    /// pipe that never ends fails with [`MaskError::FileTooLarge`]).
-    pub fn open_with_limits(
-        path: impl AsRef<Path>,
-        rule: &DecodeRule,
-        limits: &MaskLimits,
-    ) -> Result<Self, MaskError> {
-        let path = path.as_ref();
-        let bytes = read_limited(path, limits.max_alloc_bytes)?;
-        let is_map = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("map"));
-        if is_map {
-            let text = String::from_utf8(bytes).map_err(|e| MaskError::MovingAi {
-                line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count(),
-                message: "the file is not UTF-8 text".to_string(),
-            })?;
-            crate::mask_decode::parse_movingai(&text, limits)
-        } else {
-            Self::decode_with_limits(&bytes, rule, limits)
-        }
     }
 
     /// Number of pixels whose area is in `areas`.
