@@ -539,10 +539,9 @@ impl Plugin for WalkmaskPlugin {
         if schedule == Update.intern() {
             app.configure_sets(Update, WalkmaskSystems::Input.before(WalkmaskSystems::Plan));
         }
-        app.world_mut()
-            .register_component_hooks::<Walker>()
-            .on_remove(walk::end::walker_removed);
-        app.add_observer(forget_removed_walker)
+        require_walker_state(app);
+        app.add_observer(walk::end::walker_removed)
+            .add_observer(forget_removed_walker)
             .add_observer(walk::replan::place_new_walker)
             .add_observer(chase::forget_aim)
             .add_observer(layers::hotspots::interaction_unreachable)
@@ -598,13 +597,53 @@ enum WalkmaskStage {
     Move,
 }
 
+/// Makes every [`Walker`] carry the state that avoidance and movement keep for it
+/// ([`Avoidance`], and what the crowd and the walk remember from frame to frame).
+/// These are registered here rather than in `#[require]` on `Walker`, which would
+/// tie the walker's definition to the modules that read walkers.
+fn require_walker_state(app: &mut App) {
+    let world = app.world_mut();
+    let registered = [
+        world.try_register_required_components::<Walker, Avoidance>(),
+        world.try_register_required_components::<Walker, crowd::motion::CrowdMotion>(),
+        world.try_register_required_components::<Walker, walk::movement::OffPath>(),
+    ];
+    if registered.iter().all(Result::is_ok) {
+        return;
+    }
+    // A walker was spawned before the plugin was added (requirements cannot be added
+    // to a component that is in use): the state is inserted when a walker appears.
+    warn!("a Walker was spawned before WalkmaskPlugin was added; add the plugin first");
+    let walkers: Vec<Entity> = world
+        .query_filtered::<Entity, With<Walker>>()
+        .iter(world)
+        .collect();
+    for walker in walkers {
+        world
+            .entity_mut(walker)
+            .insert_if_new(WalkerState::default());
+    }
+    app.add_observer(|added: On<Add, Walker>, mut commands: Commands| {
+        commands
+            .entity(added.entity)
+            .insert_if_new(WalkerState::default());
+    });
+}
+
+/// The components [`require_walker_state`] gives every walker.
+type WalkerState = (
+    Avoidance,
+    crowd::motion::CrowdMotion,
+    walk::movement::OffPath,
+);
+
 /// The exclusive system that runs the systems of one set, in order, on its thread.
 fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
     move |world: &mut World| world.run_schedule(stage)
 }
 
 /// Drops the steering, chase and placement state of an entity that loses its
-/// [`Walker`] (the walk lifecycle's own state goes in `Walker`'s `on_remove` hook).
+/// [`Walker`] (the walk lifecycle's own state goes in [`walk::end::walker_removed`]).
 fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
     if let Ok(mut entity) = commands.get_entity(removed.entity) {
         entity.try_remove::<(

@@ -2,12 +2,9 @@
 
 use bevy::prelude::*;
 
-use crate::crowd::Avoidance;
-use crate::crowd::avoid::CrowdMotion;
 use crate::facing::{FaceTarget, Facing};
 use crate::request::RequestId;
 use crate::room::WalkAreas;
-use crate::walk::movement::OffPath;
 
 /// An entity that walks on a [`WalkRoom`](crate::WalkRoom)'s mask at a constant speed.
 ///
@@ -15,8 +12,9 @@ use crate::walk::movement::OffPath;
 /// `Transform` for a top-level entity; a walker may also be a child, of its room or of
 /// anything else, and then walks in world space all the same; z is kept).
 ///
-/// Required components: [`WalkState`], [`WalkHeading`], [`Facing`], [`Avoidance`]
-/// (and `Transform`).
+/// Required components: [`WalkState`], [`WalkHeading`], [`Facing`] (and `Transform`);
+/// [`WalkmaskPlugin`](crate::WalkmaskPlugin) adds [`Avoidance`](crate::Avoidance)
+/// and the state its crowds and walks keep.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -32,15 +30,7 @@ use crate::walk::movement::OffPath;
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, Default)]
-#[require(
-    Transform,
-    WalkState,
-    WalkHeading,
-    Facing,
-    Avoidance,
-    CrowdMotion,
-    OffPath
-)]
+#[require(Transform, WalkState, WalkHeading, Facing)]
 pub struct Walker {
     /// World units per second.
     pub speed: f32,

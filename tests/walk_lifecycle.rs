@@ -605,3 +605,58 @@ fn skipping_a_straight_walk_under_way_arrives_at_once() {
         assert_contract(app.world().resource::<Log>(), &[id]);
     }
 }
+
+/// Walkers spawned before the plugin is added (as a game may, in its own setup
+/// before the plugins it adds last) get the state that avoidance and movement keep,
+/// like those spawned after: all of them walk, and keep out of each other's way.
+#[test]
+fn walkers_spawned_before_the_plugin_was_added_walk_and_avoid_each_other() {
+    use bevy::asset::AssetPlugin;
+    use bevy::input::InputPlugin;
+    use bevy::time::TimeUpdateStrategy;
+    use bevy_walkmask::Avoidance;
+
+    for pace in Pace::BOTH {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            AssetPlugin::default(),
+            InputPlugin,
+            TransformPlugin,
+        ))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(
+            std::time::Duration::from_millis(16),
+        ));
+        let early = [px(2, 44), px(2, 40)]
+            .map(|at| spawn_walker(&mut app, Walker::new(100.0).with_radius(2.0), at));
+        app.add_plugins(pace.plugin());
+        common::add_log(&mut app);
+        let mask = common::add_mask(&mut app, 64, 48, room_pixel);
+        app.world_mut().spawn(WalkRoom::new(mask));
+        let late = spawn_walker(&mut app, Walker::new(100.0).with_radius(2.0), px(6, 44));
+        let walkers = [early[0], early[1], late];
+        for walker in walkers {
+            let world = app.world();
+            assert!(
+                world.get::<Avoidance>(walker).is_some(),
+                "{pace:?}: {walker} has no Avoidance"
+            );
+        }
+        // All three to one point: they end round it, not on one another.
+        let ids = walkers.map(|walker| request(&mut app, walker, px(20, 44)));
+        let mut clock = pace.clock();
+        clock.until(&mut app, 600, |w| {
+            walkers
+                .iter()
+                .all(|&walker| *w.get::<WalkState>(walker).unwrap() == WalkState::Arrived)
+        });
+        assert_contract(app.world().resource::<Log>(), &ids);
+        for (i, &a) in walkers.iter().enumerate() {
+            assert!(position(&app, a).distance(px(20, 44)) < 12.0, "{pace:?}");
+            for &b in &walkers[i + 1..] {
+                let apart = position(&app, a).distance(position(&app, b));
+                assert!(apart >= 0.9 * 4.0, "{pace:?}: {a} and {b} {apart} apart");
+            }
+        }
+    }
+}

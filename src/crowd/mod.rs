@@ -12,6 +12,8 @@
 //! onto a blocked pixel, and re-plans a walker pushed out of sight of its next corner.
 
 pub(crate) mod avoid;
+pub(crate) mod grids;
+pub(crate) mod motion;
 pub(crate) mod tiles;
 pub(crate) mod velocities;
 

@@ -10,9 +10,9 @@ use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 
 use super::Avoidance;
-use super::avoid::{CrowdMotion, WalkerGrid, WalkerGrids};
+use super::grids::{WalkerGrid, WalkerGrids};
+use super::motion::{CrowdMotion, Refuge, Route};
 use crate::placement::{Parents, walker_xy};
-use crate::request::RequestId;
 use crate::tuning::WalkTuning;
 use crate::walk::job::WalkOnHold;
 use crate::walker::{WalkPath, Walker};
@@ -32,26 +32,6 @@ const REFUGE_SEARCH_TILES: u32 = 16;
 
 /// How many tiles of the other walker's way ahead a refuge must keep off.
 const PASSING_WAY_TILES: usize = 256;
-
-/// Where a tile-step walker backed off to, to let another pass in a corridor one
-/// tile wide: it waits there until the other's way no longer crosses the tiles it
-/// backed off along.
-#[derive(Clone, Debug)]
-pub(crate) struct Refuge {
-    /// The walk it backed off in.
-    request: RequestId,
-    /// The refuge (world centre of its tile).
-    at: Vec2,
-    /// The walker it makes way for.
-    passing: Entity,
-    /// The tiles it backed off along, from where it met the other to the refuge.
-    route: Route,
-    /// Seconds waited there.
-    waited: f32,
-}
-
-/// Tiles (mask pixels) walked one after the other.
-type Route = Vec<(u32, u32)>;
 
 /// A tile: the walker's room (as it names it) and the mask pixel.
 type Tile = (Option<Entity>, (u32, u32));

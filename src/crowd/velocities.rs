@@ -1,6 +1,6 @@
 //! Each walker's velocity among its neighbours, solved off the main thread.
 //!
-//! At the end of a frame [`gather_crowd`](super::avoid::gather_crowd) takes the
+//! At the end of a frame `gather_crowd` takes the
 //! walkers where they stand after moving, and the velocities they will take next
 //! frame are solved on Bevy's [`AsyncComputeTaskPool`] (beside the path searches,
 //! and below the frame's threads with [`background_searches`](crate::background_searches)),
@@ -26,7 +26,7 @@ use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
 use walkmask::crowd::{Agent, AvoidanceParams, Avoider, Vector};
 
-use super::avoid::CrowdMotion;
+use super::motion::CrowdMotion;
 use crate::placement::{Parents, walker_xy};
 use crate::walker::WalkPath;
 
@@ -159,7 +159,7 @@ impl CrowdSolve {
 }
 
 /// The avoidance solve between two frames: started by
-/// [`gather_crowd`](super::avoid::gather_crowd), taken by [`take_velocities`].
+/// `gather_crowd`, taken by [`take_velocities`].
 #[derive(Resource, Default)]
 pub(crate) struct CrowdVelocities {
     #[cfg(not(target_arch = "wasm32"))]

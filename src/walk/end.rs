@@ -1,7 +1,6 @@
 //! Endings: requests answered unreachable or cancelled, walks stopped, and what a
 //! walker that stops being a walker leaves open.
 
-use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
@@ -103,13 +102,14 @@ impl OpenWork {
     }
 }
 
-/// The `on_remove` hook of [`Walker`]: answers its open request and ends its open
-/// walk ([`OpenWork::close`]), and removes the plugin's state from an entity that
-/// lives on without `Walker`. A walker that is despawned is closed as it was; one
-/// that lives on is closed as it is when the command runs (commands queued before
-/// may have changed it), unless it is a walker again by then.
-pub(crate) fn walker_removed(world: DeferredWorld, context: HookContext) {
-    let walker = context.entity;
+/// When a [`Walker`] is removed (an observer rather than a component hook, so that
+/// walkers spawned before the plugin was added are followed too): answers its open
+/// request and ends its open walk ([`OpenWork::close`]), and removes the plugin's
+/// state from an entity that lives on without `Walker`. A walker that is despawned is
+/// closed as it was; one that lives on is closed as it is when the command runs
+/// (commands queued before may have changed it), unless it is a walker again by then.
+pub(crate) fn walker_removed(removed: On<Remove, Walker>, world: DeferredWorld) {
+    let walker = removed.entity;
     let position = entity_world_xy(&world, walker).unwrap_or(Vec2::NAN);
     let as_it_was = OpenWork::of(
         world.get::<PathJob>(walker),

@@ -63,10 +63,8 @@ type HurriedWalker = (
     Option<&'static PathJob>,
 );
 
-/// Puts walkers whose walk is skipped at its end (before [`move_walkers`], which then
+/// Puts walkers whose walk is skipped at its end (before walkers move, which then
 /// ends the walk there), and forgets hurries of walks that are over.
-///
-/// [`move_walkers`]: super::movement::move_walkers
 pub(crate) fn hurry_walks(
     mut commands: Commands,
     mut walkers: Query<HurriedWalker, With<Walker>>,
