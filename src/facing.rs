@@ -81,7 +81,7 @@ impl FacingDirection {
     /// assert!(FacingDirection::Up.vector().abs_diff_eq(Vec2::Y, 1e-6));
     /// ```
     pub fn vector(self) -> Vec2 {
-        Vec2::from_angle(self.angle())
+        UNIT_VECTORS[self.index()]
     }
 
     /// Whether it is one of the four diagonals.
@@ -289,7 +289,7 @@ impl Facing {
         } else {
             0.923_879_5
         };
-        let along = vector.dot(UNIT_VECTORS[self.direction.index()]);
+        let along = vector.dot(self.direction.vector());
         along.is_finite() && along > (cos_half_sector + MARGIN) * vector.length()
     }
 
@@ -317,7 +317,7 @@ impl Facing {
     }
 }
 
-/// [`FacingDirection::vector`] of each of [`FacingDirection::ALL`].
+/// The unit vector of each of [`FacingDirection::ALL`], exact on the axes.
 const UNIT_VECTORS: [Vec2; 8] = {
     const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
     [
@@ -400,9 +400,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unit_vectors_are_the_directions_vectors() {
+    fn each_directions_vector_points_at_its_angle() {
         for direction in FacingDirection::ALL {
-            assert!(UNIT_VECTORS[direction.index()].abs_diff_eq(direction.vector(), 1e-6));
+            let by_angle = Vec2::from_angle(direction.angle());
+            assert!(
+                direction.vector().abs_diff_eq(by_angle, 1e-6),
+                "{direction:?}"
+            );
         }
     }
 
