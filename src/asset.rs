@@ -42,6 +42,8 @@ pub struct WalkMask {
     rows: std::sync::Arc<[(u32, u32); 256]>,
     /// Names of ids, from the loader's settings ([`WalkMaskLoaderSettings::names`]).
     names: std::sync::Arc<std::collections::BTreeMap<u8, String>>,
+    /// Whether its pixels were read as ids (see [`WalkMask::reads_ids`]).
+    reads_ids: bool,
 }
 
 impl std::ops::Deref for WalkMask {
@@ -94,7 +96,24 @@ impl WalkMask {
             present,
             rows: std::sync::Arc::new(rows),
             names: Default::default(),
+            reads_ids: true,
         }
+    }
+
+    /// Whether its pixels were read as ids: decoded by index or by colour
+    /// ([`walkmask::DecodeRule::Indexed`], `Colors`, `ExactColors`), or built in
+    /// code. False for a mask decoded by brightness, alpha or a channel (walkable or
+    /// not, ids 0 and 1 only): used as a hotspot, region or walk-behind layer, its
+    /// ids are lost, and the plugin warns. Name such layers `*.ids.png`
+    /// ([`IdLayerLoader`]) or give them `rule: Indexed` in their `.meta`.
+    ///
+    /// ```
+    /// # use bevy_walkmask::WalkMask;
+    /// let mask = WalkMask::new(bevy_walkmask::walkmask::WalkMask::from_fn(8, 4, |_, _| 3).unwrap());
+    /// assert!(mask.reads_ids());
+    /// ```
+    pub fn reads_ids(&self) -> bool {
+        self.reads_ids
     }
 
     /// The mask with names for its ids (a layer's regions or hotspots, a walk
@@ -270,6 +289,14 @@ pub enum WalkMaskLoadError {
         #[source]
         source: std::io::Error,
     },
+    /// An id layer ([`IdLayerLoader`]) whose pixels are all 0: it names nothing
+    /// (an image painted in colours without a palette reads as 0 under the index
+    /// rule only when it is grey and black).
+    #[error("id layer {path} has no ids: every pixel is 0 (paint ids as palette indices or grey levels 1 to 255)")]
+    NoIds {
+        /// The asset path.
+        path: String,
+    },
     /// The bytes are not a valid mask under the chosen rule (corrupt image, wrong
     /// format, too large, ...).
     #[error("could not decode walk mask {path}: {source}")]
@@ -329,7 +356,14 @@ async fn read_mask(
     }
     let mask = walkmask::WalkMask::decode_with_limits(&bytes, rule, &limits)
         .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
-    Ok(WalkMask::new(mask))
+    let mut mask = WalkMask::new(mask);
+    mask.reads_ids = matches!(
+        rule,
+        walkmask::DecodeRule::Indexed
+            | walkmask::DecodeRule::Colors(_)
+            | walkmask::DecodeRule::ExactColors(_)
+    );
+    Ok(mask)
 }
 
 impl AssetLoader for WalkMaskLoader {
@@ -406,5 +440,76 @@ impl AssetLoader for ScaleMapLoader {
 
     fn extensions(&self) -> &[&str] {
         &["scale.png"]
+    }
+}
+
+/// Settings of [`IdLayerLoader`]: as [`WalkMaskLoaderSettings`], but the default rule
+/// is [`walkmask::DecodeRule::Indexed`]: a palette image's index, or a grey image's
+/// level, is the id.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(default)]
+pub struct IdLayerLoaderSettings {
+    /// The decoding rule; default [`walkmask::DecodeRule::Indexed`]. A true-colour
+    /// image fails to load under it ([`walkmask::MaskError::NotIndexed`]); describe
+    /// its colours with [`walkmask::DecodeRule::ExactColors`] instead.
+    pub rule: walkmask::DecodeRule,
+    /// See [`WalkMaskLoaderSettings::max_alloc_bytes`].
+    pub max_alloc_bytes: Option<u64>,
+    /// See [`WalkMaskLoaderSettings::names`].
+    pub names: std::collections::BTreeMap<u8, String>,
+}
+
+impl Default for IdLayerLoaderSettings {
+    fn default() -> Self {
+        Self {
+            rule: walkmask::DecodeRule::Indexed,
+            max_alloc_bytes: None,
+            names: Default::default(),
+        }
+    }
+}
+
+/// Loads `*.ids.png` room layers (hotspots, regions, walk-behinds) as [`WalkMask`]
+/// assets whose pixels are ids, with no `.meta` file needed: an indexed PNG by its
+/// palette index, a grey PNG by its level (a `.meta` file naming
+/// [`WalkMaskLoader`] still decides for itself). A layer whose pixels are all 0
+/// fails to load ([`WalkMaskLoadError::NoIds`]), as does a true-colour image
+/// ([`walkmask::MaskError::NotIndexed`]).
+///
+/// ```
+/// use bevy::asset::AssetLoader;
+/// use bevy_walkmask::asset::IdLayerLoader;
+/// assert_eq!(IdLayerLoader.extensions(), &["ids.png"]);
+/// ```
+#[derive(Default, TypePath)]
+pub struct IdLayerLoader;
+
+impl AssetLoader for IdLayerLoader {
+    type Asset = WalkMask;
+    type Settings = IdLayerLoaderSettings;
+    type Error = WalkMaskLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        settings: &Self::Settings,
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<Self::Asset, Self::Error> {
+        let limits = limits_with(settings.max_alloc_bytes);
+        let mask = read_mask(reader, &settings.rule, limits, load_context).await?;
+        if mask.present_areas().is_empty() {
+            return Err(WalkMaskLoadError::NoIds {
+                path: load_context.path().to_string(),
+            });
+        }
+        Ok(if settings.names.is_empty() {
+            mask
+        } else {
+            mask.with_names(settings.names.clone())
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["ids.png"]
     }
 }

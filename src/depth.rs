@@ -91,7 +91,7 @@ pub(crate) fn sort_by_baseline(
     settings: Res<DepthSorting>,
     mut sorted: Query<Sorted>,
     parents: Parents,
-    mut order: Local<Vec<(f32, Entity, f32)>>,
+    mut order: Local<Vec<(f32, bool, Entity)>>,
 ) {
     if !settings.enabled {
         return;
@@ -99,29 +99,48 @@ pub(crate) fn sort_by_baseline(
     order.clear();
     for (entity, baseline, transform, child_of) in &sorted {
         let parent = parent_of(child_of, &parents);
-        let y = match *baseline {
-            Baseline::Feet => world_position(transform, parent).y,
-            Baseline::At(y) => y,
+        let (y, feet) = match *baseline {
+            Baseline::Feet => (world_position(transform, parent).y, true),
+            Baseline::At(y) => (y, false),
             Baseline::Off => continue,
         };
-        let parent_z = parent.map_or(0.0, |p| p.translation().z);
         // A baseline that is not a number sorts at the back.
-        order.push((if y.is_nan() { f32::INFINITY } else { y }, entity, parent_z));
+        order.push((if y.is_nan() { f32::INFINITY } else { y }, feet, entity));
     }
-    // Back to front: the highest baseline first; ties by entity index (`Entity`'s
-    // own order is not its index's).
+    // Back to front: the highest baseline first; on a tie a fixed baseline (a
+    // walk-behind, a prop) behind a character's feet, as a character standing on a
+    // walk-behind's baseline is in front of it; then by entity index (`Entity`'s own
+    // order is not its index's).
     order.sort_unstable_by(|a, b| {
         b.0.total_cmp(&a.0)
-            .then(a.1.index_u32().cmp(&b.1.index_u32()))
+            .then(a.1.cmp(&b.1))
+            .then(a.2.index_u32().cmp(&b.2.index_u32()))
     });
     let n = order.len() as f32;
-    for (rank, &(_, entity, parent_z)) in order.iter().enumerate() {
+    for (rank, &(_, _, entity)) in order.iter().enumerate() {
         let z = settings.back + (settings.front - settings.back) * (rank as f32 + 1.0) / (n + 1.0);
-        if let Ok((_, _, mut transform, _)) = sorted.get_mut(entity) {
-            let local = z - parent_z;
+        if let Ok((_, _, mut transform, child_of)) = sorted.get_mut(entity) {
+            let parent = parent_of(child_of, &parents);
+            let Some(local) = local_z(z, transform.translation, parent) else {
+                continue;
+            };
             if transform.translation.z != local {
                 transform.translation.z = local;
             }
         }
     }
+}
+
+/// The local z that puts an entity at `translation` under `parent` at world z `z`
+/// (its parent's translation, scale and any tilt taken into account); `None` when
+/// the parent flattens z.
+fn local_z(z: f32, translation: Vec3, parent: Option<&GlobalTransform>) -> Option<f32> {
+    let Some(parent) = parent else {
+        return Some(z);
+    };
+    let affine = parent.affine();
+    let m = affine.matrix3;
+    let rest = affine.translation.z + m.x_axis.z * translation.x + m.y_axis.z * translation.y;
+    let local = (z - rest) / m.z_axis.z;
+    local.is_finite().then_some(local)
 }

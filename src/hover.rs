@@ -22,7 +22,8 @@ use walkmask::query::resolve_endpoints;
 
 use crate::WalkCamera;
 use crate::asset::WalkMask;
-use crate::input::cursor_world_position;
+use crate::input::{ClickInput, ClickToWalk, cursor_world_position};
+use crate::layers::hotspots::{HotspotClicks, HotspotLookup};
 use crate::obstacle::ObstacleLayout;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{Rooms, current_basis};
@@ -96,6 +97,10 @@ pub struct HoverAnswer {
     pub length: f32,
     /// Where the answer came from.
     pub source: HoverSource,
+    /// The hotspot under the point that a primary click would act on, if any: the
+    /// walk is then the one to its walk-to point (for a verb that walks there), as a
+    /// click would start.
+    pub hotspot: Option<Entity>,
 }
 
 impl HoverAnswer {
@@ -123,9 +128,11 @@ struct HoverKey {
     walker: Entity,
     grid: GridKey,
     walker_pixel: (u32, u32),
-    /// The point in mask pixels.
+    /// The point in mask pixels (the hotspot's walk-to point over one).
     goal: (u32, u32),
     obstacles: u64,
+    /// The hotspot a click there acts on.
+    hotspot: Option<Entity>,
 }
 
 /// The hover answer under way.
@@ -185,6 +192,9 @@ pub(crate) fn answer_hover(
     planner: Res<Planner>,
     layout: Res<ObstacleLayout>,
     tuning: Res<WalkTuning>,
+    hotspots: HotspotLookup,
+    clicks: Res<HotspotClicks>,
+    walk_clicks: Res<ClickToWalk>,
 ) {
     let work = &mut *work;
     if !tuning.hover {
@@ -200,7 +210,7 @@ pub(crate) fn answer_hover(
     {
         let (key, point, source) = (*key, *point, *source);
         work.query = None;
-        set_answer(&mut hover, answer(key.walker, point, output, source));
+        set_answer(&mut hover, answer(key, point, output, source));
         work.answered = Some(key);
     }
     let player = players.iter().min_by_key(|(entity, ..)| *entity);
@@ -221,14 +231,19 @@ pub(crate) fn answer_hover(
     }
     let position = walker_xy(transform, child_of, &parents);
     // The click would go to the room under the point; the answer is for the walker's.
-    if !matches!(
-        room_of(None, point, rooms.iter(), &masks),
-        RoomLookup::Found(_)
-    ) {
+    let RoomLookup::Found(clicked_room) = room_of(None, point, rooms.iter(), &masks) else {
         work.answered = None;
         set_answer(&mut hover, None);
         return;
-    }
+    };
+    // A click on a hotspot walks to its walk-to point (with the primary verb).
+    let (hotspot, walk_to) = clicks
+        .primary
+        .as_ref()
+        .filter(|_| clicks.enabled && walk_clicks.input == ClickInput::Picking)
+        .and_then(|verb| hotspots.click_target(clicked_room, point, verb))
+        .map_or((None, None), |(hotspot, walk_to)| (Some(hotspot), walk_to));
+    let target = walk_to.unwrap_or(point);
     let Ok((basis, mask)) = current_basis(walker_component, position, &rooms, &masks, None) else {
         set_answer(&mut hover, None);
         return;
@@ -236,7 +251,7 @@ pub(crate) fn answer_hover(
     let mapping = basis.mapping;
     let (Some((start, _)), Some((goal, clamped))) = (
         mapping.clamped_mask_point(position),
-        mapping.clamped_mask_point(point),
+        mapping.clamped_mask_point(target),
     ) else {
         set_answer(&mut hover, None);
         return;
@@ -250,6 +265,7 @@ pub(crate) fn answer_hover(
         walker_pixel,
         goal: goal_pixel,
         obstacles: layout.generation,
+        hotspot,
     };
     if work.answered == Some(key) {
         return;
@@ -294,7 +310,7 @@ pub(crate) fn answer_hover(
                 let output = planner.output(query, grid, result);
                 set_answer(
                     &mut hover,
-                    answer(walker, point, output, HoverSource::WarmField),
+                    answer(key, point, output, HoverSource::WarmField),
                 );
                 work.answered = Some(key);
                 work.query = None;
@@ -337,7 +353,7 @@ fn set_answer(hover: &mut ResMut<WalkHover>, answer: Option<HoverAnswer>) {
 
 /// The hover answer from a path task's output.
 fn answer(
-    walker: Entity,
+    key: HoverKey,
     point: Vec2,
     output: PlanOutput,
     source: HoverSource,
@@ -353,7 +369,8 @@ fn answer(
         .map(|w| w[0].distance(w[1]))
         .sum();
     Some(HoverAnswer {
-        walker,
+        walker: key.walker,
+        hotspot: key.hotspot,
         point,
         path,
         snapped,

@@ -51,7 +51,11 @@
 //! With Bevy's `multi_threaded` feature (part of Bevy's default features), grids,
 //! fills and searches run on the async compute pool's threads; the main thread starts
 //! tasks, polls them, checks the straight steps that join an answer to a walker that
-//! moved meanwhile, and traces hover answers from warm fields. Without it (a build without `multi_threaded`, or the
+//! moved meanwhile, and traces hover answers from warm fields. Two things can make it
+//! wait or work more: under [`AnswerTiming::AfterFrames`], `Poll` waits for a search
+//! that has not finished when its answer is due; and a change to a room's blocking
+//! regions copies its mask with their pixels blocked (one pass over the mask, once per
+//! change). Without it (a build without `multi_threaded`, or the
 //! web), Bevy runs a pool task on the thread that spawns it, inside `spawn`: every
 //! search then runs on the main thread during [`WalkmaskSystems::Plan`], and its answer
 //! is applied in the same frame's [`WalkmaskSystems::Poll`]. Everything else (answers,
@@ -172,7 +176,8 @@ pub use layers::{
 };
 pub use obstacle::{OBSTACLE_REPLAN_SECONDS, ObstacleShape, WalkObstacle};
 pub use outcome::{
-    Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, StopReason, WalkStopped,
+    Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, RequestEnded,
+    RequestOutcome, StopReason, WalkStopped,
 };
 pub use plan::{
     FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache,
@@ -184,7 +189,7 @@ pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
-pub use walk::{AnswerTiming, Hurry, WalkCommandsExt};
+pub use walk::{AnswerTiming, CurrentRoom, Hurry, WalkCommandsExt};
 pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -199,11 +204,12 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, DepthScale, DepthSorting,
+        AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, DepthScale,
+        DepthSorting,
         ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
         HotspotCommandsExt, Hurry, InRegion, Interacting, InteractionArrived, InteractionCancelled,
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
-        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestId,
+        PathUnreachable, PlayerWalker, RegionEntered, RequestEnded, RequestOutcome, RegionExited, RegionTint, RequestId,
         RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
         WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput,
         WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery,
@@ -372,6 +378,7 @@ impl Plugin for WalkmaskPlugin {
         .with_deterministic_answers(matches!(self.answer_timing, AnswerTiming::AfterFrames(_)));
         app.init_asset::<WalkMask>()
             .init_asset_loader::<asset::ScaleMapLoader>()
+            .init_asset_loader::<asset::IdLayerLoader>()
             // Last: the loader of typed loads whose file name no loader claims.
             .init_asset_loader::<WalkMaskLoader>()
             .add_message::<WalkRequest>();
@@ -379,6 +386,7 @@ impl Plugin for WalkmaskPlugin {
         app.register_type::<WalkRoom>()
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
+            .register_type::<CurrentRoom>()
             .register_type::<WalkObstacle>()
             .register_type::<Avoidance>()
             .register_type::<WalkScaling>()
@@ -484,7 +492,10 @@ impl Plugin for WalkmaskPlugin {
         .add_systems(
             WalkmaskStage::Changes,
             (
+                plan::grid_cache::next_frame,
                 room::place_rooms,
+                walk::membership::follow_rooms,
+                layers::hotspots::cancel_disabled_interactions,
                 layers::regions::block_regions,
                 obstacle::gather_obstacles,
                 walk::replan::forget_changed_masks,
@@ -505,6 +516,7 @@ impl Plugin for WalkmaskPlugin {
                     walk::movement::nudge_standing_walkers,
                     walk::hurry::hurry_walks,
                     walk::movement::move_walkers,
+                    walk::membership::follow_rooms,
                     // Regions first: a region's scale rule applies in the frame the
                     // walker enters it.
                     layers::regions::track_regions,
@@ -542,23 +554,19 @@ impl Plugin for WalkmaskPlugin {
         require_walker_state(app);
         app.add_observer(walk::end::walker_removed)
             .add_observer(forget_removed_walker)
+            .add_observer(layers::regions::region_walker_removed)
             .add_observer(walk::replan::place_new_walker)
             .add_observer(chase::forget_aim)
-            .add_observer(layers::hotspots::interaction_unreachable)
-            .add_observer(layers::hotspots::interaction_request_cancelled)
-            .add_observer(layers::hotspots::interaction_walk_arrived)
-            .add_observer(layers::hotspots::interaction_walk_stopped)
+            .add_observer(layers::hotspots::interaction_request_ended)
             .add_observer(layers::hotspots::interaction_walker_removed)
             .add_observer(layers::hotspots::hotspot_removed)
             .add_observer(layers::exits::leave_through_exit)
-            .add_observer(layers::exits::walked_off)
-            .add_observer(layers::exits::walk_off_dropped)
-            .add_observer(layers::exits::walk_off_cancelled)
-            .add_observer(layers::exits::walk_off_unreachable);
+            .add_observer(layers::exits::walk_off_ended);
         #[cfg(feature = "picking")]
         app.add_observer(input::walk_to_clicked_room)
             .add_observer(input::hold_pressed_room)
             .add_observer(layers::hotspots::interact_with_clicked_hotspot)
+            .add_observer(layers::hotspots::keep_press_on_hotspot)
             .add_systems(
                 PreUpdate,
                 layers::hotspots::pick_hotspots.in_set(bevy::picking::PickingSystems::Backend),
@@ -605,6 +613,7 @@ fn require_walker_state(app: &mut App) {
     let world = app.world_mut();
     let registered = [
         world.try_register_required_components::<Walker, Avoidance>(),
+        world.try_register_required_components::<Walker, CurrentRoom>(),
         world.try_register_required_components::<Walker, crowd::motion::CrowdMotion>(),
         world.try_register_required_components::<Walker, walk::movement::OffPath>(),
     ];
@@ -633,6 +642,7 @@ fn require_walker_state(app: &mut App) {
 /// The components [`require_walker_state`] gives every walker.
 type WalkerState = (
     Avoidance,
+    CurrentRoom,
     crowd::motion::CrowdMotion,
     walk::movement::OffPath,
 );
@@ -653,6 +663,7 @@ fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
             InRegion,
             RegionTint,
             scaling::RegionScale,
+            CurrentRoom,
         )>();
     }
 }

@@ -13,7 +13,10 @@
 //!   has its open request answered [`PathCancelled`] and its open walk ended
 //!   [`WalkStopped`] ([`StopReason::Removed`]), and then gets nothing more;
 //! * a request for an entity that does not exist or is not a walker is answered
-//!   [`PathUnreachable`].
+//!   [`PathUnreachable`];
+//! * every request ends exactly once, whichever of these ends it, with
+//!   [`RequestEnded`] right after the event that ended it: follow a request to its
+//!   end there (scripts, interactions and exits do).
 //!
 //! Each event is both an [`EntityEvent`] on the walker (observe it) and a [`Message`]
 //! (read it with a `MessageReader`).
@@ -234,6 +237,60 @@ pub struct WalkStopped {
     pub reason: StopReason,
 }
 
+/// How a request ended, in [`RequestEnded`].
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub enum RequestOutcome {
+    /// Its walk reached its end ([`Arrived`]).
+    Arrived {
+        /// Where the walker stands, world coordinates.
+        position: Vec2,
+    },
+    /// Its walk ended before its end ([`WalkStopped`]).
+    Stopped {
+        /// Why.
+        reason: StopReason,
+        /// Where the walker stands, world coordinates.
+        position: Vec2,
+    },
+    /// It was answered with no path ([`PathUnreachable`]).
+    Unreachable,
+    /// It was dropped before its path was ready ([`PathCancelled`]).
+    Cancelled,
+}
+
+/// A request is over: sent exactly once for every request, right after the event
+/// that ended it ([`Arrived`], [`WalkStopped`], [`PathUnreachable`] or
+/// [`PathCancelled`]), so that code that waits for a request (a script's step, an
+/// interaction, an exit's walk-off) follows it to its end in one place, whatever the
+/// end. An [`EntityEvent`] on the walker and a [`Message`], like the others.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::prelude::*;
+///
+/// fn walk_then_say(mut commands: Commands, player: Single<Entity, With<PlayerWalker>>) {
+///     let walk = commands.entity(*player).walk_to(Vec2::new(40.0, -20.0));
+///     commands.entity(*player).observe(move |ended: On<RequestEnded>| {
+///         if ended.request == walk {
+///             match ended.outcome {
+///                 RequestOutcome::Arrived { .. } => info!("here I am"),
+///                 _ => info!("I couldn't get there"),
+///             }
+///         }
+///     });
+/// }
+/// # bevy::ecs::system::assert_is_system(walk_then_say);
+/// ```
+#[derive(EntityEvent, Message, Clone, Copy, Debug, PartialEq)]
+pub struct RequestEnded {
+    /// The walker (or the entity that was asked to walk).
+    pub entity: Entity,
+    /// The request.
+    pub request: RequestId,
+    /// How it ended.
+    pub outcome: RequestOutcome,
+}
+
 /// One event to send.
 pub(crate) enum Outcome {
     Ready(PathReady),
@@ -253,13 +310,49 @@ pub(crate) fn emit(world: &mut World, outcome: Outcome) {
             world.trigger(event);
         }};
     }
-    match outcome {
-        Outcome::Ready(ev) => send!(ev),
-        Outcome::Unreachable(ev) => send!(ev),
-        Outcome::Cancelled(ev) => send!(ev),
-        Outcome::Replanned(ev) => send!(ev),
-        Outcome::Arrived(ev) => send!(ev),
-        Outcome::Stopped(ev) => send!(ev),
+    let ended = |entity, request, outcome| RequestEnded {
+        entity,
+        request,
+        outcome,
+    };
+    let end = match outcome {
+        Outcome::Ready(ev) => {
+            send!(ev);
+            None
+        }
+        Outcome::Replanned(ev) => {
+            send!(ev);
+            None
+        }
+        Outcome::Unreachable(ev) => {
+            let end = ended(ev.entity, ev.request, RequestOutcome::Unreachable);
+            send!(ev);
+            Some(end)
+        }
+        Outcome::Cancelled(ev) => {
+            let end = ended(ev.entity, ev.request, RequestOutcome::Cancelled);
+            send!(ev);
+            Some(end)
+        }
+        Outcome::Arrived(ev) => {
+            let position = ev.position;
+            let end = ended(ev.entity, ev.request, RequestOutcome::Arrived { position });
+            send!(ev);
+            Some(end)
+        }
+        Outcome::Stopped(ev) => {
+            let (reason, position) = (ev.reason, ev.position);
+            let end = ended(
+                ev.entity,
+                ev.request,
+                RequestOutcome::Stopped { reason, position },
+            );
+            send!(ev);
+            Some(end)
+        }
+    };
+    if let Some(end) = end {
+        send!(end);
     }
 }
 
@@ -271,5 +364,7 @@ pub(crate) fn add_messages(app: &mut App) {
         .add_message::<PathReplanned>()
         .add_message::<Arrived>()
         .add_message::<WalkStopped>()
-        .register_type::<StopReason>();
+        .add_message::<RequestEnded>()
+        .register_type::<StopReason>()
+        .register_type::<RequestOutcome>();
 }

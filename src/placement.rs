@@ -77,3 +77,20 @@ pub(crate) fn walker_xy(
 ) -> Vec2 {
     world_position(transform, parent_of(child_of, parents)).truncate()
 }
+
+/// `entity`'s world transform composed from its own and its ancestors' `Transform`s
+/// now, rather than read from `GlobalTransform`s that are only brought up to date
+/// after `Update` (an entity spawned or moved earlier in the frame).
+pub(crate) fn composed_affine(world: &World, entity: Entity) -> Option<bevy::math::Affine3A> {
+    let mut affine = world.get::<Transform>(entity)?.compute_affine();
+    let mut at = entity;
+    // A hierarchy is a tree: its depth is bounded by the number of entities.
+    while let Some(parent) = world.get::<ChildOf>(at).map(ChildOf::parent) {
+        let Some(transform) = world.get::<Transform>(parent) else {
+            break;
+        };
+        affine = transform.compute_affine() * affine;
+        at = parent;
+    }
+    Some(affine)
+}

@@ -210,6 +210,7 @@ pub struct WalkQuery<'w, 's> {
     >,
     parents: Parents<'w, 's>,
     regions: Query<'w, 's, &'static WalkRegions>,
+    hotspot_layers: Query<'w, 's, &'static crate::layers::WalkHotspots>,
     in_regions: Query<'w, 's, &'static InRegion>,
     hotspots: HotspotLookup<'w, 's>,
     spawn_points: Query<
@@ -437,6 +438,27 @@ impl RoomView<'_, '_, '_> {
     /// ```
     pub fn check_layers(&self) -> Result<Vec<LayerProblem>, WalkQueryError> {
         let mut problems = Vec::new();
+        let mut layers = Vec::new();
+        if let Ok(hotspots) = self.query.hotspot_layers.get(self.room) {
+            layers.push(("hotspots", &hotspots.layer));
+        }
+        if let Ok(regions) = self.query.regions.get(self.room) {
+            layers.push(("regions", &regions.layer));
+        }
+        #[cfg(feature = "walk_behinds")]
+        if let Ok(behinds) = self.query.walk_behinds.get(self.room) {
+            layers.push(("walk-behinds", &behinds.layer));
+        }
+        for (layer, handle) in layers {
+            if self
+                .query
+                .masks
+                .get(handle)
+                .is_some_and(|mask| !mask.reads_ids())
+            {
+                problems.push(LayerProblem::NotReadAsIds { layer });
+            }
+        }
         let walk_tos = self.query.hotspots.check(self.room, &mut problems);
         if let Ok(regions) = self.query.regions.get(self.room) {
             match placed_layer(&regions.layer, &self.query.masks, self.mask.size()) {

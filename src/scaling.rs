@@ -6,8 +6,7 @@ use walkmask::Point;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::Rooms;
-use crate::room::{RoomLookup, room_of};
-use crate::walker::Walker;
+use crate::walk::membership::CurrentRoom;
 
 /// How characters scale in one area of a room's mask.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -228,7 +227,7 @@ pub(crate) struct RegionScale(pub(crate) Option<f32>);
 
 /// A walker that follows its room's scaling.
 type ScaledWalker = (
-    &'static Walker,
+    &'static CurrentRoom,
     &'static mut Transform,
     Option<&'static ChildOf>,
     &'static mut DepthScale,
@@ -243,22 +242,18 @@ pub(crate) fn follow_depth(
     scalings: Query<&WalkScaling>,
     masks: Res<Assets<WalkMask>>,
 ) {
-    for (walker, mut transform, child_of, mut depth, region) in &mut walkers {
+    for (current, mut transform, child_of, mut depth, region) in &mut walkers {
         let position = walker_xy(&transform, child_of, &parents);
         let region_scale = region.and_then(|r| r.0).filter(|s| s.is_finite());
         let scale = match region_scale {
             Some(scale) => Some(scale),
-            None => match room_of(walker.room, position, rooms.iter(), &masks) {
-                RoomLookup::Found(entity) => {
-                    rooms.get(entity).ok().and_then(|(_, room, placed)| {
-                        let scaling = scalings.get(entity).ok()?;
-                        let mask = masks.get(&room.mask)?;
-                        let mapping = room.mapping(placed, mask.size());
-                        scaling.scale_at(mask, mapping.world_to_mask(position), &masks)
-                    })
-                }
-                _ => None,
-            },
+            None => current.get().and_then(|entity| {
+                let (_, room, placed) = rooms.get(entity).ok()?;
+                let scaling = scalings.get(entity).ok()?;
+                let mask = masks.get(&room.mask)?;
+                let mapping = room.mapping(placed, mask.size());
+                scaling.scale_at(mask, mapping.world_to_mask(position), &masks)
+            }),
         }
         .unwrap_or(1.0);
         if depth.current != scale {

@@ -287,8 +287,8 @@ pub(crate) fn sync_tile_rooms(
                 if !same && let Some(mut existing) = masks.get_mut(&handle) {
                     *existing = mask;
                 }
-                commands.entity(state.room).insert(placement);
-                commands.entity(layer).insert(TileRoomState {
+                commands.entity(state.room).try_insert(placement);
+                commands.entity(layer).try_insert(TileRoomState {
                     room: state.room,
                     built_for: (dims, k),
                 });
@@ -303,7 +303,7 @@ pub(crate) fn sync_tile_rooms(
                         ChildOf(layer),
                     ))
                     .id();
-                commands.entity(layer).insert(TileRoomState {
+                commands.entity(layer).try_insert(TileRoomState {
                     room,
                     built_for: (dims, k),
                 });

@@ -9,6 +9,7 @@
 mod common;
 
 use bevy::prelude::*;
+use bevy_walkmask::NavGridCache;
 use bevy_walkmask::prelude::*;
 use common::{FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app};
 
@@ -736,6 +737,211 @@ fn a_backed_off_tile_walker_waits_until_the_other_has_passed() {
         }
         assert_eq!(entered, 1, "{pace:?}: entered the pocket {entered} times");
         assert!(arrived(&app, fast) && arrived(&app, slow), "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// Two walkers meeting head-on in one room pass each other when one names the room
+/// (as `enter_room` leaves it) and the other names none: walkers are grouped by the
+/// room they are in (`CurrentRoom`), not by the room they name. Before, they walked
+/// through each other (0.00 apart).
+#[test]
+fn a_walker_naming_its_room_avoids_one_that_names_none() {
+    for pace in Pace::BOTH {
+        let (w, h) = (200, 60);
+        let walkable = |_x: u32, y: u32| (15..45).contains(&y);
+        let mut app = room_app(pace, w, h, walkable);
+        let room = app
+            .world_mut()
+            .query_filtered::<Entity, With<WalkRoom>>()
+            .single(app.world())
+            .unwrap();
+        let radius = 6.0;
+        let a = app
+            .world_mut()
+            .spawn((
+                Walker::new(60.0).with_radius(radius).with_room(room),
+                Transform::from_xyz(-85.0, 0.0, 1.0),
+            ))
+            .id();
+        let b = app
+            .world_mut()
+            .spawn((
+                Walker::new(60.0).with_radius(radius),
+                Transform::from_xyz(85.0, 0.0, 1.0),
+            ))
+            .id();
+        let walkers = [(a, radius), (b, radius)];
+        app.update();
+        for walker in [a, b] {
+            assert_eq!(
+                app.world().get::<CurrentRoom>(walker).unwrap().get(),
+                Some(room)
+            );
+        }
+        let ids = [
+            send(&mut app, a, Vec2::new(85.0, 0.0)),
+            send(&mut app, b, Vec2::new(-85.0, 0.0)),
+        ];
+        let mut clock = pace.clock();
+        let mut closest = f32::INFINITY;
+        clock.until(&mut app, 600, |world| {
+            let log = world.resource::<Log>();
+            [a, b]
+                .iter()
+                .all(|&e| log.has(e, |k| matches!(k, Kind::Arrived(_))))
+        });
+        closest = closest.min(closest_pair(&app, &walkers));
+        let mut frames = 0;
+        while frames < 5 {
+            clock.frame(&mut app);
+            closest = closest.min(closest_pair(&app, &walkers));
+            frames += 1;
+        }
+        assert!(closest >= 0.9, "{pace:?}: {closest}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// A walk through given points (`walk_anywhere`, a cutscene's or an exit's) is never
+/// turned aside by avoidance: it passes a walker standing on its way exactly through
+/// its points and ends exactly at its target (the standing one gives way), and
+/// nobody re-plans it. Before, it was turned aside, slid along walls and could be
+/// re-planned by the pathfinder.
+#[test]
+fn a_walk_through_given_points_is_not_turned_aside() {
+    for pace in Pace::BOTH {
+        let (w, h) = (200, 60);
+        let walkable = |_x: u32, y: u32| (15..45).contains(&y);
+        let mut app = room_app(pace, w, h, walkable);
+        let radius = 6.0;
+        let actor = app
+            .world_mut()
+            .spawn((
+                Walker::new(60.0).with_radius(radius),
+                Transform::from_xyz(-85.0, 0.0, 1.0),
+            ))
+            .id();
+        let bystander = app
+            .world_mut()
+            .spawn((
+                Walker::new(60.0).with_radius(radius),
+                Transform::from_xyz(0.0, 0.0, 1.0),
+            ))
+            .id();
+        app.update();
+        // Given points along the corridor, through where the bystander stands.
+        let target = Vec2::new(85.0, 0.0);
+        let id = app
+            .world_mut()
+            .commands()
+            .entity(actor)
+            .walk_anywhere([Vec2::new(-40.0, 0.0)], target);
+        let mut clock = pace.clock();
+        let mut off_line = 0.0f32;
+        clock.until(&mut app, 600, |world| {
+            let p = world.get::<Transform>(actor).unwrap().translation;
+            off_line = off_line.max(p.y.abs());
+            world
+                .resource::<Log>()
+                .has(actor, |k| matches!(k, Kind::Arrived(_)))
+        });
+        assert_eq!(position(&app, actor), target, "{pace:?}");
+        assert!(off_line < 1e-4, "{pace:?}: turned {off_line} off its line");
+        let log = app.world().resource::<Log>();
+        assert!(log.replanned(actor).is_empty(), "{pace:?}: re-planned");
+        assert_eq!(log.kinds(id).len(), 2, "{pace:?}: {:?}", log.kinds(id));
+        assert!(
+            position(&app, bystander).distance(Vec2::ZERO) > 1.0,
+            "{pace:?}: the bystander gave way"
+        );
+    }
+}
+
+/// A tile-step player meeting an NPC head-on in a corridor with pockets on both
+/// sides never backs off for it (the player ranks above other walkers, as in
+/// avoidance): the player stays on the corridor's row all the way, whichever of the
+/// two is nearer its end. (Before, the one farther from its end backed off, the
+/// player too.)
+#[test]
+fn a_tile_player_meeting_an_npc_head_on_does_not_back_off() {
+    for pace in Pace::BOTH {
+        let size = (14, 2);
+        let mut app = tile_room(pace, size.0, size.1, |x, y| y == 1 || x == 4 || x == 9);
+        // The player farther from its end than the NPC when they meet.
+        let player = spawn_tile_walker(&mut app, 32.0, (0, 1), size);
+        app.world_mut().entity_mut(player).insert(PlayerWalker);
+        let npc = spawn_tile_walker(&mut app, 64.0, (13, 1), size);
+        app.update();
+        let ids = vec![
+            send(&mut app, player, tile_centre(13, 1, size)),
+            send(&mut app, npc, tile_centre(0, 1, size)),
+        ];
+        let mut clock = pace.clock();
+        let mut left_row = false;
+        for _ in 0..1500 {
+            clock.frame(&mut app);
+            left_row |= tile_under(position(&app, player), size).1 != 1;
+            let log = app.world().resource::<Log>();
+            if [player, npc].iter().all(|&e| {
+                log.has(e, |k| matches!(k, Kind::Arrived(_) | Kind::Stopped(..)))
+                    && app.world().get::<WalkPath>(e).is_none()
+            }) {
+                break;
+            }
+        }
+        assert!(!left_row, "{pace:?}: the player backed off");
+        assert!(arrived(&app, player) && arrived(&app, npc), "{pace:?}");
+        // The NPC's detour into its pocket is reported as a new path of its walk.
+        let log = app.world().resource::<Log>();
+        assert!(!log.replanned(npc).is_empty(), "{pace:?}: detour not reported");
+        assert!(log.replanned(player).is_empty(), "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
+
+/// Two walkers of different radii (two grids) meeting head-on, with a grid budget
+/// that holds one grid: the grids both use every frame are kept (the budget is
+/// exceeded by what is in use, and counted), so both walk round each other and
+/// arrive. (Before, each lookup evicted the other's grid, and a walker turned aside
+/// waited for its grid for ever.)
+#[test]
+fn walkers_needing_two_grids_under_a_budget_for_one_both_arrive() {
+    for pace in Pace::BOTH {
+        let (w, h) = (200, 60);
+        let walkable = |_x: u32, y: u32| (15..45).contains(&y);
+        let mut app = headless_app(WalkmaskPlugin {
+            grid_cache_bytes: 100_000,
+            ..pace.plugin()
+        });
+        add_log(&mut app);
+        let mask = add_mask(&mut app, w, h, move |x, y| u8::from(walkable(x, y)));
+        app.world_mut().spawn(WalkRoom::new(mask));
+        let spawn = |app: &mut App, x: f32, radius: f32| {
+            app.world_mut()
+                .spawn((
+                    Walker::new(60.0).with_radius(radius),
+                    Transform::from_xyz(x, 0.0, 1.0),
+                ))
+                .id()
+        };
+        let a = spawn(&mut app, -85.0, 4.0);
+        let b = spawn(&mut app, 85.0, 7.0);
+        app.update();
+        let ids = [
+            send(&mut app, a, Vec2::new(85.0, 0.0)),
+            send(&mut app, b, Vec2::new(-85.0, 0.0)),
+        ];
+        let mut clock = pace.clock();
+        clock.until(&mut app, 900, |world| {
+            let log = world.resource::<Log>();
+            [a, b]
+                .iter()
+                .all(|&e| log.has(e, |k| matches!(k, Kind::Arrived(_))))
+        });
+        let stats = app.world().resource::<NavGridCache>().stats();
+        assert!(stats.over_budget_frames > 0, "{pace:?}: {stats:?}");
+        assert_clear_of_walls(&app, &[(a, 4.0), (b, 7.0)], (w, h), &walkable);
         assert_contract(app.world().resource::<Log>(), &ids);
     }
 }

@@ -91,6 +91,36 @@ fn lower_baselines_are_drawn_in_front_and_ties_keep_their_order() {
     assert_eq!(z(&app, top), before);
 }
 
+/// A child of a scaled parent is drawn at the z its rank gives, whatever the
+/// parent's scale (before, its local z was set as if the parent were not scaled, so
+/// a parent at scale 2 drew it in front of everything); and a character's feet on
+/// a fixed baseline are in front of it, whichever was spawned first (before, the
+/// order of equal baselines followed entity indices, and flipped when cut-outs were
+/// spawned again by a reload).
+#[test]
+fn ranks_hold_under_a_scaled_parent_and_feet_win_ties_with_fixed_baselines() {
+    let mut app = headless_app(Pace::Exact(0).plugin());
+    let back = spawn_at(&mut app, 40.0, Baseline::Feet);
+    let front = spawn_at(&mut app, -40.0, Baseline::Feet);
+    let parent = app
+        .world_mut()
+        .spawn(Transform::from_xyz(0.0, 0.0, 10.0).with_scale(Vec3::splat(2.0)))
+        .id();
+    // Feet at world y 0: between `back` and `front`.
+    let child = app
+        .world_mut()
+        .spawn((Transform::default(), Baseline::Feet, ChildOf(parent)))
+        .id();
+    let feet = spawn_at(&mut app, -10.0, Baseline::Feet);
+    let walk_behind = spawn_at(&mut app, 0.0, Baseline::At(-10.0));
+    for _ in 0..3 {
+        app.update();
+        let (b, c, w) = (z(&app, back), world_z(&app, child), z(&app, walk_behind));
+        assert!(b < c && c < w, "{b} {c} {w}");
+        assert!(w < z(&app, feet) && z(&app, feet) < z(&app, front));
+    }
+}
+
 #[cfg(feature = "walk_behinds")]
 mod walk_behinds {
     use super::*;

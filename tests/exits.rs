@@ -9,7 +9,7 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_walkmask::Edge;
+use bevy_walkmask::{Edge, UnreachablePolicy};
 use bevy_walkmask::prelude::*;
 use common::{
     Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, position, px, request,
@@ -40,6 +40,10 @@ fn rooms(pace: Pace) -> Rooms {
     let mut app = headless_app(pace.plugin());
     add_log(&mut app);
     app.init_resource::<Seen>()
+        .init_resource::<Acted>()
+        .add_observer(|e: On<InteractionArrived>, mut acted: ResMut<Acted>| {
+            acted.0.push((e.hotspot, e.verb.clone(), e.at_walk_to));
+        })
         .add_systems(Last, read_edges)
         .add_observer(|e: On<WalkedOffEdge>, mut seen: ResMut<Seen>| {
             seen.edges.push((e.entity, e.edge));
@@ -205,4 +209,159 @@ fn an_unknown_spawn_point_leaves_the_walker_where_it_is() {
     r.app.update();
     assert_eq!(position(&r.app, walker), px(36, 44));
     assert_eq!(r.app.world().get::<Walker>(walker).unwrap().room, None);
+}
+
+/// The door of [`rooms`]: walk-to point (58, 44), walk-off (70, 44) off the mask,
+/// leading to B's gate; a look is `FaceOnly`, "use" is `ActInPlace`.
+fn door(r: &mut Rooms, spot: Hotspot) -> Entity {
+    let a = r.a;
+    r.app
+        .world_mut()
+        .spawn((
+            spot.with_verb(Verb::LOOK, WalkPolicy::FaceOnly)
+                .with_verb("use", WalkPolicy::ActInPlace),
+            RoomExit::new("B", "gate").with_walk_off(px(70, 44)),
+            ChildOf(a),
+        ))
+        .id()
+}
+
+/// Only a walk that got to the exit's walk-to point leaves by it: a look (done
+/// without walking) only turns the walker, a verb acted in place leaves it where it
+/// is, and a walk that ended out of reach and was acted on anyway
+/// (`UnreachablePolicy::ActAnyway`) does not walk off through the wall either.
+/// (Before, each of them walked the walker off through the walls and asked for the
+/// room change.)
+#[test]
+fn only_a_walk_to_the_exit_leaves_by_it() {
+    for pace in Pace::BOTH {
+        let mut r = rooms(pace);
+        let door = door(&mut r, Hotspot::new(1, "door").with_walk_to(px(58, 44)));
+        // Its walk-to point inside the wall: a walk there ends beside it.
+        let mut far = Hotspot::new(2, "hatch").with_walk_to(px(31, 20));
+        far.arrival_radius = Some(0.0);
+        let walled = door_in_wall(&mut r, far.with_unreachable(UnreachablePolicy::ActAnyway));
+        let walker = spawn_walker(&mut r.app, Walker::new(150.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        let acted = |app: &App| app.world().resource::<Acted>().0.clone();
+        for verb in [Verb::LOOK, Verb::from("use")] {
+            r.app
+                .world_mut()
+                .commands()
+                .entity(walker)
+                .interact(door, verb.clone());
+            clock.frames(&mut r.app, 40);
+            assert_eq!(position(&r.app, walker), px(36, 44), "{pace:?} {verb}");
+            let last = acted(&r.app).last().cloned();
+            assert_eq!(last, Some((door, verb.clone(), false)), "{pace:?}");
+        }
+        assert_eq!(
+            r.app.world().get::<Facing>(walker).unwrap().direction,
+            FacingDirection::Right,
+            "a look turns to the door"
+        );
+        r.app
+            .world_mut()
+            .commands()
+            .entity(walker)
+            .interact(walled, Verb::INTERACT);
+        clock.until(&mut r.app, 400, |w| w.resource::<Acted>().0.len() == 3);
+        clock.frames(&mut r.app, 40);
+        assert_eq!(
+            acted(&r.app)[2],
+            (walled, Verb::INTERACT, false),
+            "{pace:?}: acted out of reach"
+        );
+        let (x, y) = common::pixel_of(position(&r.app, walker));
+        assert!(common::room_pixel(x, y) == 1, "{pace:?}: stands on the floor");
+        assert!(r.app.world().resource::<Seen>().exits.is_empty(), "{pace:?}");
+    }
+}
+
+/// A second exit of room A (id 2, not painted in the layer), to room C.
+fn door_in_wall(r: &mut Rooms, spot: Hotspot) -> Entity {
+    let a = r.a;
+    r.app
+        .world_mut()
+        .spawn((
+            spot,
+            RoomExit::new("C", "gate").with_walk_off(px(31, 2)),
+            ChildOf(a),
+        ))
+        .id()
+}
+
+/// Interactions that arrived: the hotspot, the verb and whether the walker stood at
+/// the walk-to point.
+#[derive(Resource, Default)]
+struct Acted(Vec<(Entity, Verb, bool)>);
+
+/// A walk to an exit skipped with `Hurry::Skip` (a double click) leaves at once from
+/// the walk-to point, without playing the walk-off (before, the walk-off was walked
+/// all the same).
+#[test]
+fn a_skipped_walk_to_an_exit_leaves_without_the_walk_off() {
+    for pace in Pace::BOTH {
+        let mut r = rooms(pace);
+        let door = door(&mut r, Hotspot::new(1, "door").with_walk_to(px(58, 44)));
+        let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(4, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        r.app
+            .world_mut()
+            .commands()
+            .entity(walker)
+            .interact(door, Verb::INTERACT)
+            .hurry(Hurry::Skip);
+        let frames = clock.until(&mut r.app, 400, |w| !w.resource::<Seen>().exits.is_empty());
+        assert!(frames <= 12, "{pace:?}: left after {frames} frames");
+        assert_eq!(position(&r.app, walker), px(58, 44), "{pace:?}");
+        assert_eq!(
+            r.app.world().resource::<Seen>().exits,
+            [(walker, "B".to_string(), "gate".to_string())]
+        );
+    }
+}
+
+/// `enter_room` into a room spawned (and moved) in the same flush puts the walker at
+/// the spawn point's world position, not at its local one; a walker that was a child
+/// of the room it leaves is taken out of it, so despawning the old room does not
+/// despawn the walker.
+#[test]
+fn entering_a_room_spawned_in_the_same_flush_places_the_walker_in_it() {
+    let mut r = rooms(Pace::Exact(2));
+    let a = r.a;
+    let walker = r
+        .app
+        .world_mut()
+        .spawn((
+            Walker::new(100.0),
+            Transform::from_translation(px(36, 44).extend(2.0)),
+            ChildOf(a),
+        ))
+        .id();
+    r.app.update();
+    let mask = r.app.world().get::<WalkRoom>(a).unwrap().mask.clone();
+    r.app.world_mut().commands().queue(move |world: &mut World| {
+        let c = world
+            .spawn((WalkRoom::new(mask), Transform::from_xyz(-2000.0, 0.0, 0.0)))
+            .id();
+        world.spawn((
+            SpawnPoint::new("dock"),
+            Transform::from_xyz(5.0, -6.0, 0.0),
+            ChildOf(c),
+        ));
+        world.commands().entity(walker).enter_room(c, "dock");
+        world.commands().entity(a).despawn();
+    });
+    r.app.update();
+    assert!(r.app.world().get_entity(walker).is_ok(), "despawned with room A");
+    assert_eq!(position(&r.app, walker), Vec2::new(-1995.0, -6.0));
+    r.app.update();
+    let c = r.app.world().get::<Walker>(walker).unwrap().room.unwrap();
+    assert_eq!(
+        r.app.world().get::<CurrentRoom>(walker).unwrap().get(),
+        Some(c)
+    );
 }

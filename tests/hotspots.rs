@@ -14,7 +14,7 @@ mod common;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{UnreachablePolicy, WalkPolicy};
+use bevy_walkmask::{LayerProblem, UnreachablePolicy, WalkPolicy};
 use common::{
     Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, pixel_of, position, px,
     request, spawn_walker,
@@ -877,4 +877,113 @@ fn the_debug_overlay_tints_the_layers_by_id() {
     r.app.world_mut().entity_mut(r.room).remove::<WalkRegions>();
     r.app.update();
     assert!(r.app.world().get_entity(region_overlay).is_err());
+}
+
+/// A hotspot layer painted with id 3 in a grey PNG named `*.ids.png`, with no
+/// `.meta`, reads its ids (the index rule), and its hotspot is found; the same
+/// picture as a `*.walk.png` without a `.meta` is decoded as a walk mask (ids 0 and
+/// 1), which the room's layer check names; an `*.ids.png` with no ids fails to load
+/// and says so. (Before, the layer silently had no hotspot 3.)
+#[test]
+fn an_id_layer_without_a_meta_reads_its_ids() {
+    use bevy::asset::LoadState;
+    common::create_generated_dir();
+    let paint = |x: u32, y: u32| if x >= 40 && y < 10 { 3 } else { 0 };
+    common::write_grey_png("generated/hotspots_three.ids.png", (64, 48), paint);
+    common::write_grey_png("generated/hotspots_three.walk.png", (64, 48), paint);
+    common::write_grey_png("generated/hotspots_none.ids.png", (64, 48), |_, _| 0);
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    let layer = common::load_mask(&mut app, "generated/hotspots_three.ids.png");
+    let as_walk_mask = common::load_mask(&mut app, "generated/hotspots_three.walk.png");
+    {
+        let masks = app.world().resource::<Assets<WalkMask>>();
+        let layer = masks.get(&layer).unwrap();
+        assert_eq!(layer.area_at(50, 4), Some(3));
+        assert!(layer.reads_ids());
+        assert!(!masks.get(&as_walk_mask).unwrap().reads_ids());
+    }
+    let mask = add_mask(&mut app, 64, 48, |_, _| 1);
+    let room = app
+        .world_mut()
+        .spawn((WalkRoom::new(mask.clone()), WalkHotspots::new(layer)))
+        .id();
+    let other = app
+        .world_mut()
+        .spawn((WalkRoom::new(mask), WalkHotspots::new(as_walk_mask)))
+        .id();
+    let bell = app
+        .world_mut()
+        .spawn((Hotspot::new(3, "bell"), ChildOf(room)))
+        .id();
+    app.update();
+    assert_eq!(hotspot_at(&mut app, room, px(50, 4)), Some(bell));
+    let problems = |app: &mut App, room: Entity| {
+        app.world_mut()
+            .run_system_once(move |query: WalkQuery| {
+                query.room(room).ok().and_then(|v| v.check_layers().ok())
+            })
+            .unwrap()
+            .unwrap_or_default()
+    };
+    assert!(
+        !problems(&mut app, room)
+            .iter()
+            .any(|p| matches!(p, LayerProblem::NotReadAsIds { .. }))
+    );
+    assert!(
+        problems(&mut app, other)
+            .contains(&LayerProblem::NotReadAsIds { layer: "hotspots" })
+    );
+    let empty: Handle<WalkMask> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("generated/hotspots_none.ids.png");
+    common::wait_for(&mut app, common::LOAD_UPDATES, |w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&empty),
+            LoadState::Failed(_)
+        )
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&empty) else {
+        unreachable!()
+    };
+    assert!(error.to_string().contains("has no ids"), "{error}");
+}
+
+/// A hotspot disabled while a walker walks to it ends the interaction at once
+/// (`InteractionCancelled`, not when the walk there ends), and the walker walks on to
+/// where it was going; nothing more comes. (Before, it was cancelled only on
+/// arrival.)
+#[test]
+fn a_hotspot_disabled_mid_walk_cancels_at_once_and_the_walker_walks_on() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(2, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        let vault = r.vault;
+        interact(&mut r.app, walker, vault, Verb::INTERACT);
+        clock.until(&mut r.app, 300, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+        });
+        clock.frames(&mut r.app, 5);
+        r.app.world_mut().get_mut::<Hotspot>(vault).unwrap().enabled = false;
+        clock.frames(&mut r.app, 2);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(vault, End::Cancelled)],
+            "{pace:?}"
+        );
+        assert_eq!(
+            r.app.world().get::<WalkState>(walker),
+            Some(&WalkState::Walking),
+            "{pace:?}: walks on"
+        );
+        clock.until(&mut r.app, 600, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        clock.frames(&mut r.app, 3);
+        assert_eq!(r.app.world().resource::<Endings>().of(walker).len(), 1);
+        assert_observed_as_sent(&r, &[]);
+    }
 }

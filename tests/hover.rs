@@ -216,3 +216,58 @@ fn a_long_walk_is_traced_on_the_pool_once_the_pointer_rests() {
         }
     }
 }
+
+/// Over a hotspot that a click walks to, the answer is the walk to its walk-to point
+/// (the walk the click starts), and names the hotspot; over a hotspot whose click
+/// verb does not walk, the walk to the point itself. (Before, the answer was the
+/// walk to the pointer even over a hotspot.)
+#[cfg(feature = "picking")]
+#[test]
+fn over_a_hotspot_the_answer_is_the_walk_to_its_walk_to_point() {
+    let (mut app, _) = app(false);
+    app.insert_resource(ClickToWalk::new(ClickInput::Picking));
+    let layer = common::add_mask(&mut app, 64, 48, |x, y| {
+        u8::from((50..=55).contains(&x) && (15..=25).contains(&y))
+    });
+    let room = app
+        .world_mut()
+        .query_filtered::<Entity, With<WalkRoom>>()
+        .single(app.world())
+        .unwrap();
+    app.world_mut()
+        .entity_mut(room)
+        .insert(WalkHotspots::new(layer));
+    let statue = app
+        .world_mut()
+        .spawn((
+            Hotspot::new(1, "statue").with_walk_to(px(40, 40)),
+            ChildOf(room),
+        ))
+        .id();
+    let over = px(52, 20);
+    hover_at(&mut app, Some(over));
+    run_until(&mut app, 200, |w| {
+        w.resource::<WalkHover>()
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.point == over)
+    });
+    let hovered = answer(&app).unwrap();
+    assert_eq!(hovered.hotspot, Some(statue));
+    assert_eq!(*hovered.path.unwrap().last().unwrap(), px(40, 40));
+    // A look-only primary verb: the walk goes to the point.
+    app.world_mut()
+        .get_mut::<Hotspot>(statue)
+        .unwrap()
+        .verbs
+        .push((Verb::INTERACT, WalkPolicy::FaceOnly));
+    hover_at(&mut app, Some(px(53, 20)));
+    run_until(&mut app, 200, |w| {
+        w.resource::<WalkHover>()
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.point == px(53, 20))
+    });
+    let hovered = answer(&app).unwrap();
+    assert_eq!(*hovered.path.unwrap().last().unwrap(), px(53, 20));
+}

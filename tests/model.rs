@@ -5,17 +5,23 @@
 //! walkers with radii, the room moved, walkers moved by game code, despawned,
 //! stripped of `Walker`, the mask replaced, regions switched and made to block the
 //! way, interactions with hotspots started, hotspots switched, despawned and spawned
-//! again, walks hurried: skipped to their end or run), under every answer timing,
-//! checked against the invariants after every frame and at the end:
+//! again, walks hurried: skipped to their end or run, exits taken into a second
+//! room and back with `enter_room`, walkers despawned by observers of their own
+//! arrival), under every answer timing, checked against the invariants after every
+//! frame and at the end:
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
 //! * every walk that started ends exactly once, after its start;
 //! * `WalkState`, `WalkHeading` and `WalkPath` agree;
 //! * the plugin never moves a walker across the room's wall (except along a route
-//!   through given points, to the end of a skipped walk, or while the room itself
-//!   just moved under it);
-//! * region entries and exits pair up per walker, and `InRegion` names the enabled
-//!   region under the walker (or none);
+//!   through given points, or while the room itself just moved under it): a skipped
+//!   walk jumps along its path, never through a gate that just shut;
+//! * region entries and exits pair up per walker, also for walkers despawned or
+//!   stripped of `Walker`, and `InRegion` names the enabled region under the walker
+//!   (or none);
+//! * `RoomExitRequested` comes only after the walker walked to the exit's walk-to
+//!   point (`InteractionArrived::at_walk_to`), never for a look or a verb acted in
+//!   place;
 //! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
 //!   walker has `Interacting` exactly while one of its interactions is open;
 //! * no task is left behind, and nothing piles up (entities, open requests).
@@ -73,12 +79,29 @@ fn record_interactions(
     }
 }
 
+/// Arrivals at hotspots at their walk-to point, and exits requested, per (walker,
+/// hotspot), in order.
+#[derive(Resource, Default)]
+struct ExitLog {
+    arrived_at_walk_to: HashMap<(Entity, Entity), u32>,
+    exits: HashMap<(Entity, Entity), u32>,
+    /// Exits requested with no arrival at the walk-to point before them.
+    unearned: Vec<(Entity, Entity)>,
+}
+
+/// Walkers that the game despawns when they arrive.
+#[derive(Component)]
+struct DespawnOnArrival;
+
 /// The room's hotspots (the region layer serves as their layer): 1 walked to a
 /// point on the floor, 2 to a point in the wall, 3 looked at from where the walker
 /// stands and used in place.
 fn hotspot(id: u8) -> Hotspot {
     match id {
-        1 => Hotspot::new(1, "floor").with_walk_to(px(8, 40)),
+        1 => Hotspot::new(1, "floor")
+            .with_walk_to(px(8, 40))
+            .with_verb(Verb::LOOK, bevy_walkmask::WalkPolicy::FaceOnly)
+            .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
         2 => Hotspot::new(2, "wall")
             .with_walk_to(px(31, 10))
             .with_unreachable(bevy_walkmask::UnreachablePolicy::ActWithin(4.0)),
@@ -87,6 +110,10 @@ fn hotspot(id: u8) -> Hotspot {
             .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
     }
 }
+
+/// The second room, which the exit leads to.
+#[derive(Component)]
+struct SecondRoom;
 
 /// A small xorshift generator: the cases are reproducible from their seed.
 struct Rng(u64);
@@ -186,9 +213,6 @@ struct Case {
     streams: HashMap<Entity, Vec2>,
     issued: Vec<RequestId>,
     anywhere: HashSet<RequestId>,
-    /// Walkers whose walks were skipped (`hurry(Hurry::Skip)`): they may jump to
-    /// the end of a path.
-    skipping: HashSet<Entity>,
     room_at: Vec2,
     /// Frames since the room last moved.
     room_still: u32,
@@ -224,6 +248,37 @@ impl Case {
             .add_observer(|e: On<RegionExited>, mut log: ResMut<RegionLog>| {
                 log.0.push((e.entity, false, e.region));
             });
+        app.init_resource::<ExitLog>()
+            .add_observer(|e: On<InteractionArrived>, mut log: ResMut<ExitLog>| {
+                if e.at_walk_to {
+                    *log.arrived_at_walk_to.entry((e.walker, e.hotspot)).or_default() += 1;
+                }
+            })
+            .add_observer(
+                |e: On<RoomExitRequested>,
+                 mut log: ResMut<ExitLog>,
+                 rooms: Query<Entity, With<SecondRoom>>,
+                 mut commands: Commands| {
+                    let key = (e.entity, e.exit);
+                    let exits = log.exits.entry(key).or_default();
+                    *exits += 1;
+                    let exits = *exits;
+                    if exits > log.arrived_at_walk_to.get(&key).copied().unwrap_or(0) {
+                        log.unearned.push(key);
+                    }
+                    // The game takes the walker into the second room.
+                    if let Ok(room) = rooms.single() {
+                        commands.entity(e.entity).enter_room(room, e.spawn.clone());
+                    }
+                },
+            )
+            .add_observer(
+                |e: On<Arrived>, marked: Query<(), With<DespawnOnArrival>>, mut commands: Commands| {
+                    if marked.contains(e.entity) {
+                        commands.entity(e.entity).despawn();
+                    }
+                },
+            );
         let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
         let layer = add_mask(&mut app, 64, 48, region_pixel);
         app.init_resource::<InteractionLog>()
@@ -238,7 +293,26 @@ impl Case {
             .id();
         let hotspots = (1..=3)
             .map(|id| app.world_mut().spawn((hotspot(id), ChildOf(room))).id())
-            .collect();
+            .collect::<Vec<_>>();
+        // Hotspot 1 is also the exit to the second room (its walk-off leaves the
+        // picture at the bottom), 1000 units to the right, where walkers come in at
+        // its gate and from which the same way leads back.
+        app.world_mut().entity_mut(hotspots[0]).insert(
+            RoomExit::new("second", "gate").with_walk_off(px(8, 40) + Vec2::new(0.0, -12.0)),
+        );
+        let second = app
+            .world_mut()
+            .spawn((
+                WalkRoom::new(mask.clone()),
+                Transform::from_xyz(1000.0, 0.0, 0.0),
+                SecondRoom,
+            ))
+            .id();
+        app.world_mut().spawn((
+            SpawnPoint::new("gate"),
+            Transform::from_translation(px(50, 40).extend(0.0)),
+            ChildOf(second),
+        ));
         let mut case = Self {
             app,
             rng,
@@ -248,7 +322,6 @@ impl Case {
             streams: HashMap::new(),
             issued: Vec::new(),
             anywhere: HashSet::new(),
-            skipping: HashSet::new(),
             room_at: Vec2::ZERO,
             room_still: u32::MAX,
             answers: HashMap::new(),
@@ -323,7 +396,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(20);
+        let op = self.rng.below(21);
         let at = self
             .app
             .world()
@@ -503,10 +576,14 @@ impl Case {
                 } else {
                     Hurry::Run(1.0 + self.rng.below(5) as f32)
                 };
-                if how == Hurry::Skip {
-                    self.skipping.insert(walker);
-                }
                 self.app.world_mut().commands().entity(walker).hurry(how);
+            }
+            20 if self.rng.chance(3) => {
+                // The game despawns it when it arrives (from an observer).
+                self.app
+                    .world_mut()
+                    .entity_mut(walker)
+                    .insert(DespawnOnArrival);
             }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
@@ -553,6 +630,10 @@ impl Case {
     /// One frame: operations, the streams, the update, then the per-frame checks.
     fn frame(&mut self, seed: u64, frame: u32) {
         self.trace.push(format!("frame {frame}"));
+        // Walkers that observers despawned are gone from the model too.
+        let world = self.app.world();
+        self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
+        self.streams.retain(|w, _| world.get::<Walker>(*w).is_some());
         for _ in 0..self.rng.below(3) {
             self.operate();
         }
@@ -575,6 +656,11 @@ impl Case {
                 ))
             })
             .collect();
+        let named_before: HashMap<Entity, Option<Entity>> = self
+            .walkers
+            .iter()
+            .filter_map(|&w| Some((w, self.app.world().get::<Walker>(w)?.room)))
+            .collect();
         let anywhere_before: HashSet<Entity> = self
             .walkers
             .iter()
@@ -596,7 +682,15 @@ impl Case {
                 || self
                     .walk_of(walker)
                     .is_some_and(|r| self.anywhere.contains(&r));
-            if a != b && !on_route && self.room_still > 12 && on_floor(a, self.room_at) {
+            // Taken into another room (`enter_room`): a jump, not a walk.
+            let changed_room = self.app.world().get::<Walker>(walker).map(|w| w.room)
+                != named_before.get(&walker).copied();
+            if a != b
+                && !on_route
+                && !changed_room
+                && self.room_still > 12
+                && on_floor(a, self.room_at)
+            {
                 let old = paths_before.get(&walker).map_or(&[][..], Vec::as_slice);
                 let new = self
                     .app
@@ -617,11 +711,10 @@ impl Case {
                     .collect();
                 let mut paths = vec![old, new];
                 paths.extend(landed.iter().map(Vec::as_slice));
-                // A skipped walk jumps to its end.
-                let skipped = self.skipping.contains(&walker)
-                    && paths.iter().any(|path| path.last() == Some(&b));
+                // A skipped walk jumps to its end along its path: it is checked as any
+                // other move, round the path's corners.
                 assert!(
-                    skipped || move_keeps_off_wall(a, b, &paths, self.room_at),
+                    move_keeps_off_wall(a, b, &paths, self.room_at),
                     "{ctx}: {walker} moved {a} -> {b} across the wall (room at {}): {:?} {:?} {:?}\n{:?}\n{}",
                     self.room_at,
                     self.app.world().get::<WalkState>(walker),
@@ -642,6 +735,12 @@ impl Case {
         self.check_regions(&ctx);
         self.check_answers(&ctx);
         self.check_interactions(&ctx, false);
+        let unearned = &self.app.world().resource::<ExitLog>().unearned;
+        assert!(
+            unearned.is_empty(),
+            "{ctx}: exits requested without a walk to the exit: {unearned:?}\n{}",
+            self.trace.join("\n")
+        );
     }
 
     /// No interaction ends twice; a walker has `Interacting` exactly while one is
@@ -687,7 +786,11 @@ impl Case {
     fn check_regions(&self, ctx: &str) {
         let world = self.app.world();
         let regions = world.get::<WalkRegions>(self.room).unwrap();
-        for &walker in &self.walkers {
+        let log = &world.resource::<RegionLog>().0;
+        let mut logged: Vec<Entity> = log.iter().map(|e| e.0).collect();
+        logged.sort_unstable();
+        logged.dedup();
+        for walker in logged {
             let mut open: Option<u8> = None;
             for &(_, entered, region) in world
                 .resource::<RegionLog>()
@@ -707,6 +810,12 @@ impl Case {
                 }
             }
             let Some(in_region) = world.get::<InRegion>(walker) else {
+                // Gone, stripped of `Walker` or out of the room: every entry left.
+                let alive = world.get::<Walker>(walker).is_some();
+                assert!(
+                    alive || open.is_none(),
+                    "{ctx}: {walker} removed in region {open:?} without leaving it"
+                );
                 continue;
             };
             assert_eq!(in_region.region, open.unwrap_or(0), "{ctx}: {walker}");

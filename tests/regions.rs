@@ -333,7 +333,60 @@ fn walkers_removed_or_despawned_leave_no_state() {
         app.world_mut().despawn(gone);
         clock.frames(&mut app, 10);
         assert_eq!(region_of(&app, kept), None, "{pace:?}");
-        assert_eq!(observed(&app, kept), [(IN, 1)], "{pace:?}");
+        // Entries and exits pair up even on removal (before, no exit came).
+        assert_eq!(observed(&app, kept), [(IN, 1), (OUT, 1)], "{pace:?}");
+        let gone_seen = observed(&app, gone);
+        assert_eq!(
+            gone_seen.iter().filter(|c| c.0 == IN).count(),
+            gone_seen.iter().filter(|c| c.0 == OUT).count(),
+            "{pace:?}: {gone_seen:?}"
+        );
+        assert_messages_match(&app);
+    }
+}
+
+/// A game that despawns a walker from its own `Arrived` observer, in a room with
+/// regions, keeps running (before, region tracking's insert of `InRegion` for the
+/// walker despawned in the same flush panicked the app), and the walker's entry
+/// into the region it arrived in is paired with an exit.
+#[test]
+fn a_walker_despawned_by_its_arrival_observer_does_not_panic() {
+    for pace in Pace::BOTH {
+        let (mut app, _) = app(pace);
+        let walker = spawn_walker(&mut app, Walker::new(400.0), px(60, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        app.world_mut()
+            .entity_mut(walker)
+            .observe(|arrived: On<Arrived>, mut commands: Commands| {
+                commands.entity(arrived.entity).despawn();
+            });
+        // Into the start region at the left, arriving within the frame it enters.
+        request(&mut app, walker, px(2, 44));
+        clock.until(&mut app, 400, |w| w.get_entity(walker).is_err());
+        // One that arrives in the frame it appears (a cutscene step of a pixel), seen
+        // by region tracking for the first time in the frame it is despawned.
+        let brief = spawn_walker(&mut app, Walker::new(400.0), px(2, 40));
+        app.world_mut()
+            .entity_mut(brief)
+            .observe(|arrived: On<Arrived>, mut commands: Commands| {
+                commands.entity(arrived.entity).despawn();
+            });
+        app.world_mut()
+            .commands()
+            .entity(brief)
+            .walk_anywhere([], px(3, 40));
+        clock.frames(&mut app, 3);
+        assert!(app.world().get_entity(brief).is_err(), "{pace:?}");
+        for gone in [walker, brief] {
+            let seen = observed(&app, gone);
+            assert_eq!(
+                seen.iter().filter(|c| c.0 == IN).count(),
+                seen.iter().filter(|c| c.0 == OUT).count(),
+                "{pace:?}: {seen:?}"
+            );
+        }
+        assert_messages_match(&app);
     }
 }
 

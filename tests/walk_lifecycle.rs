@@ -660,3 +660,98 @@ fn walkers_spawned_before_the_plugin_was_added_walk_and_avoid_each_other() {
         }
     }
 }
+
+/// `hurry(Skip)` in the frame a gate shuts just ahead of the walker does not put it
+/// on the far side of the gate: the walk is on hold until its new plan lands, and is
+/// skipped to that plan's end, short of the gate. (Before, the skip jumped across
+/// the gate that had just shut.)
+#[test]
+fn skipping_a_walk_whose_gate_just_shut_stops_short_of_it() {
+    for pace in Pace::BOTH {
+        let mut app = headless_app(pace.plugin());
+        common::add_log(&mut app);
+        let mask = common::add_mask(
+            &mut app,
+            64,
+            48,
+            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+        );
+        let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(30, 20));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let id = request(&mut app, walker, px(55, 20));
+        clock.until(&mut app, 300, |w| {
+            pixel_of(w.get::<Transform>(walker).unwrap().translation.truncate()).0 >= 36
+        });
+        app.world_mut()
+            .get_mut::<WalkRoom>(room)
+            .unwrap()
+            .disable_area(2);
+        app.world_mut().commands().entity(walker).hurry(Hurry::Skip);
+        let mut crossed = false;
+        clock.until(&mut app, 300, |w| {
+            let x = pixel_of(w.get::<Transform>(walker).unwrap().translation.truncate()).0;
+            crossed |= x >= 40;
+            w.get::<WalkPath>(walker).is_none()
+        });
+        clock.frames(&mut app, 3);
+        assert!(!crossed, "{pace:?}: skipped across the shut gate");
+        assert!(pixel_of(position(&app, walker)).0 < 40, "{pace:?}");
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}
+
+/// A room that drifts a unit a frame under a walk carries the walk with it (its
+/// points keep their room pixels) instead of re-planning it every frame: no
+/// `PathReplanned`, the walker ends at its destination in room pixels, and never
+/// stands on the wall of the room where it is. (Before: 29 re-plans in 60 frames.)
+#[test]
+fn a_walk_in_a_drifting_room_moves_with_the_room_without_replans() {
+    for pace in Pace::BOTH {
+        let (mut app, room) = wall_room_app(pace.plugin());
+        let walker = app
+            .world_mut()
+            .spawn((
+                Walker::new(60.0),
+                Transform::from_translation(px(2, 44).extend(1.0)),
+                ChildOf(room),
+            ))
+            .id();
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let local = |app: &App| {
+            let t = app.world().get::<Transform>(walker).unwrap().translation;
+            t.truncate()
+        };
+        let mut drift = 0.0;
+        let mut frames = 0;
+        let mut id = None;
+        loop {
+            drift += 1.0;
+            app.world_mut()
+                .get_mut::<Transform>(room)
+                .unwrap()
+                .translation
+                .x = drift;
+            // Round the wall's foot (several corners), given where the room is now.
+            id.get_or_insert_with(|| request(&mut app, walker, px(60, 4) + Vec2::X * drift));
+            clock.frame(&mut app);
+            frames += 1;
+            // The walker is the room's child: its local position is in room units.
+            let (x, y) = pixel_of(local(&app));
+            assert!(
+                room_pixel(x, y) == 1,
+                "{pace:?}: on the wall at ({x}, {y})"
+            );
+            if app.world().get::<WalkState>(walker) == Some(&WalkState::Arrived) {
+                break;
+            }
+            assert!(frames < 600, "{pace:?}: never arrived");
+        }
+        let log = app.world().resource::<Log>();
+        assert_eq!(log.replanned(walker).len(), 0, "{pace:?}");
+        assert!(local(&app).distance(px(60, 4)) < 1e-2, "{pace:?}: {}", local(&app));
+        assert_contract(log, &[id.unwrap()]);
+    }
+}

@@ -17,7 +17,8 @@ use crate::placement::{Parents, walker_xy};
 use crate::request::RequestId;
 use crate::steering::Steered;
 use crate::tuning::WalkTuning;
-use crate::walk::job::WalkOnHold;
+use crate::walk::job::{GivenRoute, WalkOnHold, on_given_route};
+use crate::walk::membership::CurrentRoom;
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::{PlayerWalker, WalkPath, Walker};
 
@@ -141,7 +142,11 @@ impl Taken {
 /// A walker as avoidance reads it.
 type CrowdWalker = (
     Entity,
-    &'static Walker,
+    (
+        &'static Walker,
+        &'static CurrentRoom,
+        Option<&'static GivenRoute>,
+    ),
     &'static Avoidance,
     &'static mut CrowdMotion,
     &'static Transform,
@@ -171,7 +176,7 @@ pub(crate) fn gather_crowd(
     work.entries.clear();
     for (
         entity,
-        walker,
+        (walker, current, given),
         avoidance,
         mut motion,
         transform,
@@ -202,6 +207,9 @@ pub(crate) fn gather_crowd(
         // A walk that reached its end this frame ends when the frame's commands run.
         let on_path = on_path(path);
         let walking = on_path && !held && !steered;
+        // A walk through given points (a cutscene's, an exit's walk-off) is never
+        // turned aside: the others give way to it.
+        let scripted = on_given_route(path, given);
         if !active {
             motion.spot = None;
             continue;
@@ -221,7 +229,7 @@ pub(crate) fn gather_crowd(
         let mut claim = None;
         let mut remaining = 0.0;
         motion.replan = None;
-        if let Some(path) = path.filter(|_| walking) {
+        if let Some(path) = path.filter(|_| walking && !scripted) {
             // A spot for another request, or for an end the walk no longer has.
             if motion.spot.is_some_and(|spot| {
                 spot.request != path.request
@@ -276,7 +284,7 @@ pub(crate) fn gather_crowd(
             motion.best_remaining = None;
             motion.stalled = 0.0;
         }
-        let priority = if steered {
+        let priority = if steered || scripted {
             u8::MAX
         } else {
             avoidance.priority.unwrap_or(if player {
@@ -290,7 +298,7 @@ pub(crate) fn gather_crowd(
             .filter(|gap| gap.is_finite() && *gap >= 0.0)
             .unwrap_or(radius * 0.2);
         work.entries.push(Entry {
-            room: walker.room,
+            room: current.get(),
             agent: Agent {
                 position: Vector::new(position.x, position.y),
                 velocity: Vector::new(measured.x, measured.y),
@@ -307,7 +315,7 @@ pub(crate) fn gather_crowd(
                 max_speed: speed,
                 walking,
                 // Tile-step walkers keep to their tiles: others avoid them.
-                solve: !steered && !walker.grid_steps,
+                solve: !steered && !walker.grid_steps && !scripted,
             },
             key: SolveKey {
                 entity,
@@ -319,6 +327,7 @@ pub(crate) fn gather_crowd(
             stalled_at: path
                 .filter(|_| {
                     walking
+                        && !scripted
                         && avoidance.spread_on_arrival
                         && motion.stalled >= STAND_STALLED_SECONDS
                 })
@@ -441,7 +450,7 @@ fn claim_spots(
             continue;
         }
         // Looked up only for the few near their end.
-        let Ok((_, walker, _, mut motion, ..)) = walkers.get_mut(e.key.entity) else {
+        let Ok((_, (walker, ..), _, mut motion, ..)) = walkers.get_mut(e.key.entity) else {
             continue;
         };
         let motion = motion.bypass_change_detection();

@@ -14,8 +14,11 @@ use super::grids::{WalkerGrid, WalkerGrids};
 use super::motion::{CrowdMotion, Refuge, Route};
 use crate::placement::{Parents, walker_xy};
 use crate::tuning::WalkTuning;
+use crate::request::RequestId;
 use crate::walk::job::WalkOnHold;
-use crate::walker::{WalkPath, Walker};
+use crate::walk::movement::report_detour;
+use crate::walk::membership::CurrentRoom;
+use crate::walker::{PlayerWalker, WalkPath, Walker};
 
 /// A tile-step walker that has waited this long for a tile stops (its walk ends
 /// [`Blocked`](crate::StopReason::Blocked)): one sent onto a tile someone stands on,
@@ -33,13 +36,13 @@ const REFUGE_SEARCH_TILES: u32 = 16;
 /// How many tiles of the other walker's way ahead a refuge must keep off.
 const PASSING_WAY_TILES: usize = 256;
 
-/// A tile: the walker's room (as it names it) and the mask pixel.
+/// A tile: the walker's room ([`CurrentRoom`]) and the mask pixel.
 type Tile = (Option<Entity>, (u32, u32));
 
 /// A tile-step walker as [`reserve_tiles`] reads it.
 type TileWalker = (
     Entity,
-    &'static Walker,
+    (&'static Walker, &'static CurrentRoom, Has<PlayerWalker>),
     &'static Avoidance,
     &'static mut CrowdMotion,
     &'static Transform,
@@ -60,6 +63,8 @@ pub(crate) struct TileWork {
     keep_waiting: HashSet<Entity>,
     /// Pairs met head-on this frame: (the one that backs off, the other).
     head_on: Vec<(Entity, Entity)>,
+    /// Walks given a detour this frame, reported once the frame's commands run.
+    detoured: Vec<(Entity, RequestId)>,
     /// Scratch for the other's way, and the search for a refuge.
     way: HashSet<(u32, u32)>,
     search: HashMap<(u32, u32), (u32, u32)>,
@@ -76,6 +81,7 @@ pub(crate) fn reserve_tiles(
     parents: Parents,
     mut grids: WalkerGrids,
     mut work: Local<TileWork>,
+    mut commands: Commands,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();
@@ -84,7 +90,9 @@ pub(crate) fn reserve_tiles(
     work.walking.clear();
     work.head_on.clear();
     wait_in_refuges(work, &mut walkers, &parents, &mut grids, dt);
-    for (entity, walker, avoidance, mut motion, transform, child_of, path, held) in &mut walkers {
+    for (entity, (walker, current, _), avoidance, mut motion, transform, child_of, path, held) in
+        &mut walkers
+    {
         let motion = motion.bypass_change_detection();
         motion.hold = false;
         motion.blocked = false;
@@ -100,7 +108,7 @@ pub(crate) fn reserve_tiles(
         let Some(here) = grid.pixel_under(position) else {
             continue;
         };
-        let here = (walker.room, here);
+        let here = (current.get(), here);
         work.taken.insert(here, entity);
         if work.keep_waiting.contains(&entity) {
             motion.hold = true;
@@ -119,7 +127,7 @@ pub(crate) fn reserve_tiles(
             });
         match next {
             Some((path, next)) => {
-                let next = (walker.room, next);
+                let next = (current.get(), next);
                 if motion.tile.is_some_and(|reserved| reserved == next.1) {
                     work.taken.insert(next, entity);
                 } else {
@@ -176,6 +184,10 @@ pub(crate) fn reserve_tiles(
         }
     }
     work.head_on = head_on;
+    // The walk lifecycle reports the new paths (`PathReplanned`).
+    for (walker, request) in work.detoured.drain(..) {
+        commands.queue(move |world: &mut World| report_detour(world, walker, request));
+    }
 }
 
 /// Decides which walkers standing in their refuge wait on this frame: those whose
@@ -190,7 +202,7 @@ fn wait_in_refuges(
 ) {
     work.in_refuge.clear();
     work.keep_waiting.clear();
-    for (entity, walker, _, motion, transform, child_of, path, _) in walkers.iter() {
+    for (entity, (walker, ..), _, motion, transform, child_of, path, _) in walkers.iter() {
         let Some(refuge) = &motion.refuge else {
             continue;
         };
@@ -246,7 +258,7 @@ fn way_ahead(
     way: &mut HashSet<(u32, u32)>,
 ) -> bool {
     way.clear();
-    let Ok((_, w, _, _, transform, child_of, Some(path), _)) = walkers.get(walker) else {
+    let Ok((_, (w, ..), _, _, transform, child_of, Some(path), _)) = walkers.get(walker) else {
         return false;
     };
     let position = walker_xy(transform, child_of, parents);
@@ -294,15 +306,22 @@ fn back_off(
     yields: Entity,
     other: Entity,
 ) -> bool {
-    let priority =
-        |avoidance: &Avoidance| avoidance.priority.unwrap_or(Avoidance::DEFAULT_PRIORITY);
+    // As avoidance ranks walkers: the player above others unless told otherwise.
+    let priority = |avoidance: &Avoidance, player: bool| {
+        avoidance.priority.unwrap_or(if player {
+            Avoidance::PLAYER_PRIORITY
+        } else {
+            Avoidance::DEFAULT_PRIORITY
+        })
+    };
     let (Ok(a), Ok(b)) = (walkers.get(yields), walkers.get(other)) else {
         return false;
     };
-    if priority(a.2) > priority(b.2) {
+    if priority(a.2, a.1.2) > priority(b.2, b.1.2) {
         return false;
     }
-    let (walker, position) = (a.1, walker_xy(a.4, a.5, parents));
+    let ((walker, current, _), position) = (a.1, walker_xy(a.4, a.5, parents));
+    let room = current.get();
     let Some(grid) = grids.of(walker, position).cloned() else {
         return false;
     };
@@ -312,7 +331,6 @@ fn back_off(
     if !way_ahead(walkers, parents, grids, other, &mut work.way) {
         return false;
     }
-    let room = walker.room;
     let Some(route) = refuge_route(work, &grid, room, yields, here) else {
         return false;
     };
@@ -343,6 +361,7 @@ fn back_off(
         route,
         waited: 0.0,
     });
+    work.detoured.push((yields, path.request));
     debug!("walker {yields}: backs off to tile {refuge:?} to let {other} pass");
     true
 }

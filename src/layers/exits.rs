@@ -14,14 +14,15 @@
 use bevy::prelude::*;
 
 use super::hotspots::InteractionArrived;
-use crate::asset::WalkMask;
 use crate::facing::{FaceTarget, FacingDirection, turn};
-use crate::outcome::{Arrived, PathCancelled, PathUnreachable, WalkStopped};
-use crate::placement::{Parents, entity_world_xy, set_entity_world_xy, walker_xy};
+use crate::outcome::{RequestEnded, RequestOutcome};
+use crate::placement::{Parents, composed_affine, walker_xy};
+use crate::room::WalkRoom;
 use crate::request::{RequestId, WalkRequest, WalkRoute};
-use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::walk::membership::CurrentRoom;
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
+use crate::walk::hurry::{Hurried, Hurry};
 use crate::walker::Walker;
 
 /// One of a room's four edges.
@@ -140,7 +141,7 @@ pub(crate) struct EdgeSide {
 /// A walker as [`track_edges`] follows it.
 type EdgeWalker = (
     Entity,
-    &'static Walker,
+    &'static CurrentRoom,
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static EdgeSide>,
@@ -151,17 +152,15 @@ type EdgeWalker = (
 pub(crate) fn track_edges(
     mut commands: Commands,
     walkers: Query<EdgeWalker>,
-    rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
     edges: Query<&RoomEdges>,
     parents: Parents,
-    masks: Res<Assets<WalkMask>>,
 ) {
     if edges.is_empty() {
         return;
     }
-    for (entity, walker, transform, child_of, side) in &walkers {
+    for (entity, current, transform, child_of, side) in &walkers {
         let position = walker_xy(transform, child_of, &parents);
-        let RoomLookup::Found(room) = room_of(walker.room, position, rooms.iter(), &masks) else {
+        let Some(room) = current.get() else {
             continue;
         };
         let Ok(room_edges) = edges.get(room) else {
@@ -186,9 +185,12 @@ pub(crate) fn track_edges(
     }
 }
 
-/// Makes a [`Hotspot`](crate::Hotspot) an exit: a walker that arrives at it (any
-/// verb the hotspot walks for) walks on to `walk_off`, if given, then gets
-/// [`RoomExitRequested`].
+/// Makes a [`Hotspot`](crate::Hotspot) an exit: a walker that walks to it and gets
+/// to its walk-to point (a verb done [`WalkPolicy::WalkThenAct`](crate::WalkPolicy),
+/// the default) walks on to `walk_off`, if given, then gets [`RoomExitRequested`].
+/// Verbs done without walking (give the exit `Verb::LOOK` as
+/// [`WalkPolicy::FaceOnly`](crate::WalkPolicy) to look at it) and walks that end out
+/// of reach do not leave; a walk to it skipped with [`Hurry::Skip`] leaves at once.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -270,17 +272,31 @@ fn request_exit(world: &mut World, walker: Entity, exit: Entity) {
     }
 }
 
-/// An interaction with an exit arrived: walk off, or leave at once.
+/// An interaction with an exit arrived: walk off, or leave at once. Only a walk
+/// that got to the exit's walk-to point leaves by it ([`InteractionArrived::at_walk_to`]):
+/// a verb done without walking (a look) or a walk that ended out of reach acts
+/// where the walker stands. A walk skipped to its end ([`Hurry::Skip`]) leaves at
+/// once, without the walk-off.
 pub(crate) fn leave_through_exit(
     arrived: On<InteractionArrived>,
     exits: Query<&RoomExit>,
+    hurried: Query<&Hurried>,
     mut commands: Commands,
 ) {
     let Ok(room_exit) = exits.get(arrived.hotspot) else {
         return;
     };
+    if !arrived.at_walk_to {
+        return;
+    }
     let (walker, exit) = (arrived.walker, arrived.hotspot);
-    let walk_off = room_exit.walk_off.filter(|p| p.is_finite());
+    let skipped = hurried.get(walker).is_ok_and(|hurried| {
+        hurried.how == Hurry::Skip && Some(hurried.request) == arrived.request
+    });
+    let walk_off = room_exit
+        .walk_off
+        .filter(|p| p.is_finite())
+        .filter(|_| !skipped);
     commands.queue(move |world: &mut World| {
         let Some(point) = walk_off else {
             request_exit(world, walker, exit);
@@ -300,25 +316,20 @@ pub(crate) fn leave_through_exit(
 }
 
 /// The walk off an exit ended: at its end, the exit is requested; any other end
-/// (another request, a stop) drops it.
-pub(crate) fn walked_off(ev: On<Arrived>, leaving: Query<&LeavingBy>, mut commands: Commands) {
+/// (another request, a stop, no path) drops it.
+pub(crate) fn walk_off_ended(
+    ev: On<RequestEnded>,
+    leaving: Query<&LeavingBy>,
+    mut commands: Commands,
+) {
     let Ok(leaving) = leaving.get(ev.entity) else {
         return;
     };
     if leaving.request != ev.request {
         return;
     }
-    let (walker, exit) = (ev.entity, leaving.exit);
-    commands.queue(move |world: &mut World| {
-        if let Ok(mut entity) = world.get_entity_mut(walker) {
-            entity.remove::<LeavingBy>();
-        }
-        request_exit(world, walker, exit);
-    });
-}
-
-/// Drops a walk off an exit that ended any other way.
-fn drop_leaving(commands: &mut Commands, walker: Entity, request: RequestId) {
+    let (walker, exit, request) = (ev.entity, leaving.exit, ev.request);
+    let arrived = matches!(ev.outcome, RequestOutcome::Arrived { .. });
     commands.queue(move |world: &mut World| {
         if let Ok(mut entity) = world.get_entity_mut(walker)
             && entity
@@ -327,22 +338,10 @@ fn drop_leaving(commands: &mut Commands, walker: Entity, request: RequestId) {
         {
             entity.remove::<LeavingBy>();
         }
+        if arrived {
+            request_exit(world, walker, exit);
+        }
     });
-}
-
-/// A walk off an exit stopped, cancelled or unanswered: no exit.
-pub(crate) fn walk_off_dropped(ev: On<WalkStopped>, mut commands: Commands) {
-    drop_leaving(&mut commands, ev.entity, ev.request);
-}
-
-/// A walk off an exit cancelled before it started: no exit.
-pub(crate) fn walk_off_cancelled(ev: On<PathCancelled>, mut commands: Commands) {
-    drop_leaving(&mut commands, ev.entity, ev.request);
-}
-
-/// A walk off an exit with no path (a point that is not finite): no exit.
-pub(crate) fn walk_off_unreachable(ev: On<PathUnreachable>, mut commands: Commands) {
-    drop_leaving(&mut commands, ev.entity, ev.request);
 }
 
 /// Where walkers come into a room: a child of the room with a `Transform` (its
@@ -405,6 +404,40 @@ impl ExitCommandsExt for EntityCommands<'_> {
     }
 }
 
+/// Moves `walker` to world `at` in `room`. A walker parented to another room leaves
+/// it (it would be despawned with it) and keeps its world z; one parented to
+/// anything else stays there.
+fn place_in_room(world: &mut World, walker: Entity, room: Entity, at: Vec2) {
+    let parent = world.get::<ChildOf>(walker).map(ChildOf::parent);
+    let own = |world: &World| composed_affine(world, walker).map(|a| a.translation);
+    let Some(now) = own(world) else {
+        return;
+    };
+    if let Some(parent) = parent
+        && parent != room
+        && world.get::<WalkRoom>(parent).is_some()
+    {
+        let Ok(mut entity) = world.get_entity_mut(walker) else {
+            return;
+        };
+        entity.remove::<ChildOf>();
+        if let Some(mut transform) = entity.get_mut::<Transform>() {
+            transform.translation = at.extend(now.z);
+        }
+        return;
+    }
+    let parent_affine = parent.and_then(|parent| composed_affine(world, parent));
+    let local = match parent_affine {
+        Some(affine) => affine.inverse().transform_point3(at.extend(now.z)),
+        None => at.extend(now.z),
+    };
+    if let Some(mut transform) = world.get_mut::<Transform>(walker)
+        && local.is_finite()
+    {
+        transform.translation = local;
+    }
+}
+
 /// Puts `walker` in `room` at its spawn point `spawn` (see
 /// [`ExitCommandsExt::enter_room`]).
 fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
@@ -417,7 +450,9 @@ fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
         warn!("{walker} stays where it is: room {room} has no spawn point named {spawn:?}");
         return;
     };
-    let Some(at) = entity_world_xy(world, point) else {
+    // The spawn point's place from the transforms as they are now: the room may have
+    // been spawned or moved earlier in the frame.
+    let Some(at) = composed_affine(world, point).map(|a| a.translation.truncate()) else {
         return;
     };
     if world.get::<Walker>(walker).is_none() {
@@ -427,7 +462,7 @@ fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
     if let Some(mut settings) = world.get_mut::<Walker>(walker) {
         settings.room = Some(room);
     }
-    set_entity_world_xy(world, walker, at);
+    place_in_room(world, walker, room, at);
     if let (Some(direction), Ok(mut entity)) = (facing, world.get_entity_mut(walker)) {
         turn(&mut entity, FaceTarget::Direction(direction), at);
     }

@@ -35,7 +35,7 @@ use walkmask::layer::nearest_with_id;
 use super::{layer_id_at, placed_layer};
 use crate::asset::WalkMask;
 use crate::facing::{FaceTarget, turn};
-use crate::outcome::{Arrived, PathCancelled, PathUnreachable, StopReason, WalkStopped};
+use crate::outcome::{RequestEnded, RequestOutcome, StopReason};
 use crate::placement::{Parents, entity_world_xy, walker_xy};
 use crate::request::{RequestId, WalkRequest};
 use crate::room::WalkRoom;
@@ -326,6 +326,15 @@ pub struct InteractionArrived {
     pub verb: Verb,
     /// Where the walker stands (world).
     pub position: Vec2,
+    /// The request of the walk there; `None` for a verb done without walking
+    /// ([`WalkPolicy::FaceOnly`], [`WalkPolicy::ActInPlace`]).
+    pub request: Option<RequestId>,
+    /// Whether the walker walked there and stands at the walk-to point (within the
+    /// hotspot's arrival radius, or the reach of [`UnreachablePolicy::ActWithin`]).
+    /// False for a verb done without walking and for a walk that ended out of reach
+    /// and was acted on anyway ([`UnreachablePolicy::ActAnyway`]). A [`RoomExit`](crate::RoomExit)
+    /// is taken only when this holds: a look at a door is a look.
+    pub at_walk_to: bool,
 }
 
 /// An interaction ended before the walker acted: another request or interaction
@@ -395,9 +404,26 @@ impl HotspotCommandsExt for EntityCommands<'_> {
 /// How an interaction ends.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Ending {
-    Arrived(Vec2),
+    /// Acted: where it stands, the walk there (if it walked) and whether it stands at
+    /// the walk-to point.
+    Arrived {
+        position: Vec2,
+        request: Option<RequestId>,
+        at_walk_to: bool,
+    },
     Cancelled,
     Unreachable(Vec2),
+}
+
+impl Ending {
+    /// Acted where the walker stands, without walking.
+    fn acted_in_place(position: Vec2) -> Self {
+        Self::Arrived {
+            position,
+            request: None,
+            at_walk_to: false,
+        }
+    }
 }
 
 /// Sends the event that ends `walker`'s interaction `interacting`.
@@ -414,11 +440,17 @@ fn emit_ending(world: &mut World, walker: Entity, interacting: &Interacting, end
         }};
     }
     match ending {
-        Ending::Arrived(position) => send!(InteractionArrived {
+        Ending::Arrived {
+            position,
+            request,
+            at_walk_to,
+        } => send!(InteractionArrived {
             hotspot,
             walker,
             verb,
             position,
+            request,
+            at_walk_to,
         }),
         Ending::Cancelled => send!(InteractionCancelled {
             hotspot,
@@ -539,7 +571,7 @@ pub(crate) fn start_interaction(
     };
     match spot.policy(&interacting.verb) {
         WalkPolicy::ActInPlace => {
-            emit_ending(world, walker, &interacting, Ending::Arrived(position));
+            emit_ending(world, walker, &interacting, Ending::acted_in_place(position));
         }
         WalkPolicy::FaceOnly => {
             stop_walker(world, walker);
@@ -549,7 +581,7 @@ pub(crate) fn start_interaction(
             if let (Some(face), Ok(mut entity)) = (face, world.get_entity_mut(walker)) {
                 turn(&mut entity, face, position);
             }
-            emit_ending(world, walker, &interacting, Ending::Arrived(position));
+            emit_ending(world, walker, &interacting, Ending::acted_in_place(position));
         }
         WalkPolicy::WalkThenAct => {
             let Some(target) = walk_to.or(at).or(look_at) else {
@@ -568,23 +600,15 @@ pub(crate) fn start_interaction(
     }
 }
 
-/// `walker`'s interaction, if it is the one of `request`.
-fn interaction_of<'a>(
-    walkers: &'a Query<&Interacting>,
-    walker: Entity,
-    request: RequestId,
-) -> Option<&'a Interacting> {
-    walkers
-        .get(walker)
-        .ok()
-        .filter(|interacting| interacting.request == request)
-}
-
 /// How an interaction whose walk-to point is out of reach ends, for a walker at
 /// `position`: acted on anyway, or reported.
-fn out_of_reach(policy: UnreachablePolicy, position: Vec2) -> Ending {
+fn out_of_reach(policy: UnreachablePolicy, position: Vec2, request: RequestId) -> Ending {
     match policy {
-        UnreachablePolicy::ActAnyway => Ending::Arrived(position),
+        UnreachablePolicy::ActAnyway => Ending::Arrived {
+            position,
+            request: Some(request),
+            at_walk_to: false,
+        },
         _ => Ending::Unreachable(position),
     }
 }
@@ -594,11 +618,17 @@ fn queue_settle(commands: &mut Commands, walker: Entity, request: RequestId, end
     commands.queue(move |world: &mut World| settle(world, walker, request, ending));
 }
 
-/// A request with no path: out of reach (or, [`UnreachablePolicy::ActAnyway`], acts
-/// where it stands).
-pub(crate) fn interaction_unreachable(
-    ev: On<PathUnreachable>,
+/// The walk there (its request) ended: the interaction ends with it.
+///
+/// * at its end: arrived when within reach of the walk-to point (or acted on anyway,
+///   [`UnreachablePolicy`]) and the hotspot is still enabled, else out of reach, or
+///   cancelled when the hotspot was disabled meanwhile;
+/// * with no path, or blocked on the way: out of reach (or acted on where it stands);
+/// * cancelled, stopped, superseded or removed: cancelled.
+pub(crate) fn interaction_request_ended(
+    ev: On<RequestEnded>,
     walkers: Query<(&Interacting, &Transform, Option<&ChildOf>)>,
+    hotspots: Query<&Hotspot>,
     parents: Parents,
     mut commands: Commands,
 ) {
@@ -608,73 +638,49 @@ pub(crate) fn interaction_unreachable(
     if interacting.request != ev.request {
         return;
     }
-    let position = walker_xy(transform, child_of, &parents);
-    let ending = out_of_reach(interacting.unreachable, position);
+    let ending = match ev.outcome {
+        RequestOutcome::Arrived { position } => arrival(interacting, &hotspots, ev.request, position),
+        RequestOutcome::Unreachable => {
+            let position = walker_xy(transform, child_of, &parents);
+            out_of_reach(interacting.unreachable, position, ev.request)
+        }
+        RequestOutcome::Stopped {
+            reason: StopReason::Blocked,
+            position,
+        } => out_of_reach(interacting.unreachable, position, ev.request),
+        RequestOutcome::Stopped { .. } | RequestOutcome::Cancelled => Ending::Cancelled,
+    };
     queue_settle(&mut commands, ev.entity, ev.request, ending);
 }
 
-/// A request dropped before its path was ready: cancelled.
-pub(crate) fn interaction_request_cancelled(
-    ev: On<PathCancelled>,
-    walkers: Query<&Interacting>,
-    mut commands: Commands,
-) {
-    if interaction_of(&walkers, ev.entity, ev.request).is_some() {
-        queue_settle(&mut commands, ev.entity, ev.request, Ending::Cancelled);
-    }
-}
-
-/// The walk there ended at its end: arrived when within reach of the walk-to point
-/// and the hotspot is still enabled.
-pub(crate) fn interaction_walk_arrived(
-    ev: On<Arrived>,
-    walkers: Query<&Interacting>,
-    hotspots: Query<&Hotspot>,
-    mut commands: Commands,
-) {
-    let Some(interacting) = interaction_of(&walkers, ev.entity, ev.request) else {
-        return;
-    };
+/// How an interaction whose walk arrived at `position` ends.
+fn arrival(
+    interacting: &Interacting,
+    hotspots: &Query<&Hotspot>,
+    request: RequestId,
+    position: Vec2,
+) -> Ending {
     let enabled = hotspots
         .get(interacting.hotspot)
         .is_ok_and(|hotspot| hotspot.enabled);
-    let ending = if !enabled {
-        Ending::Cancelled
-    } else {
-        let off = interacting
-            .walk_to
-            .map_or(0.0, |point| point.distance(ev.position));
-        let within = |reach: f32| off <= reach;
-        let arrived = within(interacting.reach)
-            || match interacting.unreachable {
-                UnreachablePolicy::Report => false,
-                UnreachablePolicy::ActAnyway => true,
-                UnreachablePolicy::ActWithin(reach) => within(reach),
-            };
-        if arrived {
-            Ending::Arrived(ev.position)
-        } else {
-            Ending::Unreachable(ev.position)
+    if !enabled {
+        return Ending::Cancelled;
+    }
+    let off = interacting
+        .walk_to
+        .map_or(0.0, |point| point.distance(position));
+    let within = |reach: f32| off <= reach;
+    let at_walk_to = within(interacting.reach)
+        || matches!(interacting.unreachable, UnreachablePolicy::ActWithin(reach) if within(reach));
+    if at_walk_to || interacting.unreachable == UnreachablePolicy::ActAnyway {
+        Ending::Arrived {
+            position,
+            request: Some(request),
+            at_walk_to,
         }
-    };
-    queue_settle(&mut commands, ev.entity, ev.request, ending);
-}
-
-/// The walk there ended early: blocked on the way is out of reach; stopped,
-/// superseded or removed is cancelled.
-pub(crate) fn interaction_walk_stopped(
-    ev: On<WalkStopped>,
-    walkers: Query<&Interacting>,
-    mut commands: Commands,
-) {
-    let Some(interacting) = interaction_of(&walkers, ev.entity, ev.request) else {
-        return;
-    };
-    let ending = match ev.reason {
-        StopReason::Blocked => out_of_reach(interacting.unreachable, ev.position),
-        _ => Ending::Cancelled,
-    };
-    queue_settle(&mut commands, ev.entity, ev.request, ending);
+    } else {
+        Ending::Unreachable(position)
+    }
 }
 
 /// A walker removed or despawned mid-interaction: cancelled (its walk's own end
@@ -696,6 +702,28 @@ pub(crate) fn interaction_walker_removed(
             Err(_) => emit_ending(world, walker, &interacting, Ending::Cancelled),
         },
     );
+}
+
+/// Interactions with a hotspot that was disabled are cancelled at once (not when the
+/// walk there ends); the walkers walk on.
+pub(crate) fn cancel_disabled_interactions(
+    walkers: Query<(Entity, &Interacting)>,
+    hotspots: Query<&Hotspot>,
+    mut commands: Commands,
+) {
+    for (walker, interacting) in &walkers {
+        if hotspots
+            .get(interacting.hotspot)
+            .is_ok_and(|hotspot| !hotspot.enabled)
+        {
+            queue_settle(
+                &mut commands,
+                walker,
+                interacting.request,
+                Ending::Cancelled,
+            );
+        }
+    }
 }
 
 /// A hotspot despawned (or no longer a hotspot): interactions with it are cancelled;
@@ -814,6 +842,27 @@ impl HotspotLookup<'_, '_> {
     }
 }
 
+impl HotspotLookup<'_, '_> {
+    /// The enabled hotspot of `room` at `point`, and where a click with `verb` on it
+    /// walks the player: its walk-to point for a verb done
+    /// [`WalkPolicy::WalkThenAct`]; `None` for a verb done without walking or a
+    /// hotspot without a walk-to point (the walk goes to the point itself).
+    pub(crate) fn click_target(
+        &self,
+        room: Entity,
+        point: Vec2,
+        verb: &Verb,
+    ) -> Option<(Entity, Option<Vec2>)> {
+        let hotspot = self.in_room(room, point)?;
+        let (_, spot, _) = self.hotspots.get(hotspot).ok()?;
+        let walk_to = match spot.policy(verb) {
+            WalkPolicy::WalkThenAct => spot.walk_to.filter(|p| p.is_finite()),
+            WalkPolicy::FaceOnly | WalkPolicy::ActInPlace => None,
+        };
+        Some((hotspot, walk_to))
+    }
+}
+
 /// Rooms in front of the floor by this much (world units) along a picking ray: a
 /// hotspot is hit just in front of its room's plane.
 #[cfg(feature = "picking")]
@@ -881,6 +930,28 @@ pub(crate) fn pick_hotspots(
         if !picks.is_empty() {
             hits.write(PointerHits::new(ray_id.pointer, picks, camera.order as f32));
         }
+    }
+}
+
+/// A press of the primary button on a hotspot that its click acts on is the
+/// hotspot's: it does not go on to the room, where holding the button would walk the
+/// players after the pointer instead of to the hotspot.
+#[cfg(feature = "picking")]
+pub(crate) fn keep_press_on_hotspot(
+    mut press: On<bevy::picking::events::Pointer<bevy::picking::events::Press>>,
+    settings: Res<HotspotClicks>,
+    walk_clicks: Res<crate::input::ClickToWalk>,
+    hotspots: Query<&Hotspot>,
+) {
+    use bevy::picking::pointer::PointerButton;
+    let acts = settings.enabled
+        && walk_clicks.enabled
+        && walk_clicks.input == crate::input::ClickInput::Picking
+        && press.event.button == PointerButton::Primary
+        && settings.primary.is_some()
+        && hotspots.get(press.entity).is_ok_and(|hotspot| hotspot.enabled);
+    if acts {
+        press.propagate(false);
     }
 }
 

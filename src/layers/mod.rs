@@ -13,10 +13,11 @@
 //!   out by a layer and drawn over the characters behind them, sorted by
 //!   [`Baseline`](crate::Baseline).
 //!
-//! A layer is loaded like a walk mask (the same loader, decoding rules and hot
-//! reload: a `*.walk.png` with a `.meta` saying `rule: Indexed` reads each pixel's
-//! grey level as its id), and is the room's walk-mask size or smaller by a whole
-//! factor ([`walkmask::layer::LayerScale`]).
+//! A layer is a [`WalkMask`] asset whose pixels are ids: name it `*.ids.png` and
+//! [`IdLayerLoader`](crate::asset::IdLayerLoader) reads a palette PNG's indices or a
+//! grey PNG's levels as ids, with no `.meta` (a `*.walk.png` with a `.meta` saying
+//! `rule: Indexed` does the same). It is the room's walk-mask size or smaller by a
+//! whole factor ([`walkmask::layer::LayerScale`]).
 
 pub mod exits;
 pub mod hotspots;
@@ -56,6 +57,14 @@ pub enum LayerProblem {
         layer: &'static str,
         /// Why.
         why: String,
+    },
+    /// A layer decoded as a walk mask (by brightness, alpha or a channel: ids 0 and 1
+    /// only) rather than as ids: name it `*.ids.png`
+    /// ([`IdLayerLoader`](crate::asset::IdLayerLoader)) or give it `rule: Indexed`
+    /// in its `.meta`.
+    NotReadAsIds {
+        /// Which layer: "hotspots", "regions" or "walk-behinds".
+        layer: &'static str,
     },
     /// A [`Hotspot`] whose id has no pixel in the hotspot layer: it can never be
     /// pointed at.
@@ -115,6 +124,10 @@ impl std::fmt::Display for LayerProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Unusable { layer, why } => write!(f, "the {layer} layer cannot be used: {why}"),
+            Self::NotReadAsIds { layer } => write!(
+                f,
+                "the {layer} layer was decoded as a walk mask (ids 0 and 1 only): name it *.ids.png or give it rule: Indexed in its .meta"
+            ),
             Self::HotspotWithoutPixels { hotspot, id } => {
                 write!(
                     f,
@@ -194,7 +207,19 @@ pub(crate) fn placed_layer_or_warn<'a>(
     what: &str,
 ) -> Option<(&'a walkmask::WalkMask, LayerScale)> {
     match placed_layer(layer, masks, mask_size) {
-        Ok(placed) => placed,
+        Ok(placed) => {
+            let key = (room, layer.id());
+            if placed.is_some()
+                && masks.get(layer).is_some_and(|mask| !mask.reads_ids())
+                && !warned.contains(&key)
+            {
+                warned.push(key);
+                warn!(
+                    "room {room}: {what} decoded as a walk mask (ids 0 and 1 only): name it *.ids.png or give it rule: Indexed in its .meta"
+                );
+            }
+            placed
+        }
         Err(why) => {
             let key = (room, layer.id());
             if !warned.contains(&key) {

@@ -30,7 +30,8 @@ use walkmask::layer::{LayerScale, depth_inside, id_at, ids_along};
 use super::placed_layer_or_warn;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::room::WalkRoom;
+use crate::walk::membership::CurrentRoom;
 use crate::scaling::{AreaScale, RegionScale, RegionSpeed};
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::Walker;
@@ -519,7 +520,7 @@ const JUMP_FRAMES: f32 = 4.0;
 /// A walker as [`track_regions`] follows it.
 type RegionWalker = (
     Entity,
-    &'static Walker,
+    (&'static Walker, &'static CurrentRoom),
     &'static Transform,
     Option<&'static ChildOf>,
     SpeedFactors,
@@ -549,12 +550,11 @@ pub(crate) fn track_regions(
         return;
     }
     let dt = time.delta_secs();
-    for (entity, walker, transform, child_of, depth, presence, tint, region_scale) in &mut walkers {
+    for (entity, (walker, current), transform, child_of, depth, presence, tint, region_scale) in
+        &mut walkers
+    {
         let position = walker_xy(transform, child_of, &parents);
-        let room = match room_of(walker.room, position, rooms.iter(), &masks) {
-            RoomLookup::Found(room) => Some(room),
-            _ => None,
-        };
+        let room = current.get();
         // The room's layer, placed over its walk mask.
         let seen = room.and_then(|room| {
             let (_, walk_room, global) = rooms.get(room).ok()?;
@@ -645,7 +645,7 @@ pub(crate) fn track_regions(
                         region_speed = seen.regions.speed(region);
                         now = Some((seen, region));
                         cross(&mut crossings, seen.room, region, true);
-                        commands.entity(entity).insert(InRegion {
+                        commands.entity(entity).try_insert(InRegion {
                             room: seen.room,
                             region,
                             at: position,
@@ -725,6 +725,8 @@ pub(crate) fn track_regions(
         if !crossings.is_empty() {
             let happened: Vec<Crossing> = crossings.drain(..).collect();
             commands.queue(move |world: &mut World| {
+                // An observer earlier in the frame may have despawned the walker: the
+                // events still reach global observers and readers.
                 for crossing in happened {
                     match crossing {
                         Crossing::Entered(event) => {
@@ -746,4 +748,30 @@ pub(crate) fn track_regions(
             });
         }
     }
+}
+
+/// A walker removed or despawned inside a region leaves it: [`RegionExited`], so
+/// that every [`RegionEntered`] is paired (observers of a despawned walker itself
+/// are gone with it; global observers and readers get it). Its [`InRegion`] goes
+/// with its other walking state.
+pub(crate) fn region_walker_removed(
+    removed: On<Remove, Walker>,
+    walkers: Query<&InRegion>,
+    mut commands: Commands,
+) {
+    let Ok(presence) = walkers.get(removed.entity) else {
+        return;
+    };
+    if presence.region == 0 {
+        return;
+    }
+    let event = RegionExited {
+        entity: removed.entity,
+        room: presence.room,
+        region: presence.region,
+    };
+    commands.queue(move |world: &mut World| {
+        world.write_message(event);
+        world.trigger(event);
+    });
 }

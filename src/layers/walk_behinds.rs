@@ -228,7 +228,7 @@ pub(crate) fn cut_walk_behinds(
                     ChildOf(room),
                 ));
             }
-            commands.entity(room).insert(wanted);
+            commands.entity(room).try_insert(wanted);
             continue;
         }
         // Baselines moved or switched off.

@@ -70,6 +70,10 @@ struct Entry {
     estimate: usize,
     /// Whether a path query has used the grid (a warm-up may prepare it ahead).
     queried: bool,
+    /// The last frame ([`NavGridCache::next_frame`]) it was used in: a grid used in
+    /// the current frame is not evicted, so that two grids needed every frame do not
+    /// evict each other for ever.
+    used_in: u64,
     /// Whether a task is building the grid in slices (on the web).
     #[cfg(target_arch = "wasm32")]
     building: bool,
@@ -94,13 +98,14 @@ impl Drop for ReleaseClaim<'_> {
 }
 
 impl Entry {
-    fn new(key: GridKey, mask: &walkmask::WalkMask, queried: bool) -> Self {
+    fn new(key: GridKey, mask: &walkmask::WalkMask, queried: bool, frame: u64) -> Self {
         let (w, h) = (mask.width() as usize, mask.height() as usize);
         Self {
             key,
             grid: Arc::new(OnceLock::new()),
             estimate: (w + 2) * (h + 2) * 4,
             queried,
+            used_in: frame,
             #[cfg(target_arch = "wasm32")]
             building: false,
         }
@@ -117,18 +122,38 @@ impl Entry {
 
 impl Inner {
     /// Drops the least recently used grids while they hold more than the budget,
-    /// keeping the most recent one whatever its size.
+    /// keeping the most recent one whatever its size, and every grid used in the
+    /// current frame: what is in use may exceed the budget (counted in
+    /// [`GridCacheStats::over_budget_frames`], with a warning the first time).
     fn evict(&mut self) {
         let mut used: usize = self.entries.iter().map(Entry::bytes).sum();
-        while used > self.budget && self.entries.len() > 1 {
-            used -= self.entries.remove(0).bytes();
+        let mut i = 0;
+        while used > self.budget && self.entries.len() > 1 && i + 1 < self.entries.len() {
+            // Frame 0: frames are not counted (a cache used outside the plugin).
+            if self.frame != 0 && self.entries[i].used_in == self.frame {
+                i += 1;
+                continue;
+            }
+            used -= self.entries.remove(i).bytes();
+        }
+        if used > self.budget && self.entries.len() > 1 && self.over_budget_in != self.frame {
+            self.over_budget_in = self.frame;
+            self.over_budget_frames += 1;
+            if !self.warned_over_budget {
+                self.warned_over_budget = true;
+                warn!(
+                    "the grids walkers use this frame take {used} bytes, over the grid cache's budget of {} (WalkmaskPlugin::grid_cache_bytes); they are kept",
+                    self.budget
+                );
+            }
         }
     }
 
-    /// The entry of `key`, made the most recently used.
+    /// The entry of `key`, made the most recently used (and used this frame).
     fn touch(&mut self, key: GridKey) -> Option<&mut Entry> {
         let i = self.entries.iter().position(|e| e.key == key)?;
-        let entry = self.entries.remove(i);
+        let mut entry = self.entries.remove(i);
+        entry.used_in = self.frame;
         self.entries.push(entry);
         self.entries.last_mut()
     }
@@ -166,7 +191,7 @@ impl Inner {
         // Grids of older pixels of the same asset are of no further use.
         self.entries
             .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
-        self.entries.push(Entry::new(key, mask, queried));
+        self.entries.push(Entry::new(key, mask, queried, self.frame));
         self.evict();
         self.entries.last_mut().expect("just pushed")
     }
@@ -184,6 +209,12 @@ struct Inner {
     /// How long the last grid build and the last index build took.
     last_grid_build: Option<Duration>,
     last_index_build: Option<Duration>,
+    /// The current frame, for pinning the grids it uses.
+    frame: u64,
+    /// Frames in which the grids in use exceeded the budget, and the last one.
+    over_budget_frames: u64,
+    over_budget_in: u64,
+    warned_over_budget: bool,
 }
 
 /// Counters of the [`NavGridCache`].
@@ -217,6 +248,10 @@ pub struct GridCacheStats {
     /// How long the last subgoal index build took (`None` until one is built; masks
     /// whose index does not pay get none).
     pub last_index_build: Option<Duration>,
+    /// Frames in which the grids used in that frame held more than the budget: they
+    /// are kept all the same (a grid a walker uses this frame is never dropped for
+    /// another it uses), so raise the budget when this grows.
+    pub over_budget_frames: u64,
 }
 
 /// Prepared [`NavGrid`]s shared by all path tasks, keyed by (mask asset, mask
@@ -292,6 +327,12 @@ impl NavGridCache {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Starts the next frame: the grids used from here on are kept until the frame
+    /// after (see [`GridCacheStats::over_budget_frames`]).
+    pub(crate) fn next_frame(&self) {
+        self.lock().frame += 1;
+    }
+
     /// The counters.
     ///
     /// ```
@@ -315,6 +356,7 @@ impl NavGridCache {
             index_bytes: indexes.iter().sum(),
             last_grid_build: inner.last_grid_build,
             last_index_build: inner.last_index_build,
+            over_budget_frames: inner.over_budget_frames,
         }
     }
 
@@ -518,4 +560,9 @@ impl NavGridCache {
             .filter_map(|e| e.grid.get().map(NavGrid::id))
             .collect()
     }
+}
+
+/// Starts the grid cache's next frame (first in [`WalkmaskSystems::Plan`](crate::WalkmaskSystems::Plan)).
+pub(crate) fn next_frame(planner: Res<super::worker::Planner>) {
+    planner.cache.next_frame();
 }

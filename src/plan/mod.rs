@@ -17,7 +17,10 @@
 //! answer to where its walker got to, and traces hover answers from warm fields
 //! ([`WalkTuning::hover`](crate::WalkTuning::hover) turns those off); it never builds
 //! grids, fills or searches (with Bevy's `multi_threaded` feature: without it, Bevy
-//! runs pool tasks on the thread that spawns them, see the crate documentation).
+//! runs pool tasks on the thread that spawns them, see the crate documentation). It
+//! does wait for a search whose answer is due under
+//! [`AnswerTiming::AfterFrames`](crate::AnswerTiming::AfterFrames); the copy of a
+//! mask with blocking regions blocked is made outside this module, in `layers`.
 
 pub(crate) mod basis;
 #[cfg(target_arch = "wasm32")]

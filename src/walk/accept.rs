@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use super::end::{answer_cancelled, answer_unreachable, cancel, drop_request_and_walk, end_walk};
-use super::job::{JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
+use super::job::{GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
 use super::timing::PlanClock;
 use crate::facing::FaceTarget;
 use crate::outcome::{Outcome, PathReady, StopReason, emit};
@@ -126,6 +126,7 @@ pub(super) fn walk_anywhere(
     };
     entity.remove::<(PlannedOn, WalkOnHold)>();
     entity.insert((
+        GivenRoute(request),
         WalkPath {
             waypoints: waypoints.clone(),
             next: 0,

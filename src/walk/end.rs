@@ -132,6 +132,7 @@ pub(crate) fn walker_removed(removed: On<Remove, Walker>, world: DeferredWorld) 
                     ObstacleWatch,
                     WalkOnHold,
                     super::hurry::Hurried,
+                    super::job::GivenRoute,
                 )>();
                 super::warm_up::forget(&mut entity);
                 open

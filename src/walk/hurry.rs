@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::job::PathJob;
+use super::job::{PathJob, WalkOnHold};
 use crate::placement::{Parents, parent_of, set_world_xy};
 use crate::request::RequestId;
 use crate::walker::{WalkPath, Walker};
@@ -61,16 +61,18 @@ type HurriedWalker = (
     Option<&'static ChildOf>,
     Option<&'static mut WalkPath>,
     Option<&'static PathJob>,
+    Has<WalkOnHold>,
 );
 
 /// Puts walkers whose walk is skipped at its end (before walkers move, which then
-/// ends the walk there), and forgets hurries of walks that are over.
+/// ends the walk there), and forgets hurries of walks that are over. A walk on hold
+/// waits for its new plan, and is skipped to that plan's end.
 pub(crate) fn hurry_walks(
     mut commands: Commands,
     mut walkers: Query<HurriedWalker, With<Walker>>,
     parents: Parents,
 ) {
-    for (entity, hurried, mut transform, child_of, path, job) in &mut walkers {
+    for (entity, hurried, mut transform, child_of, path, job, held) in &mut walkers {
         let planned = job.is_some_and(|job| {
             job.request == hurried.request
                 || job
@@ -84,7 +86,9 @@ pub(crate) fn hurry_walks(
             }
             continue;
         };
-        if hurried.how != Hurry::Skip {
+        // A walk on hold (its room changed under it, or game code moved it) may lead
+        // through a gate that just shut: it is skipped once its new plan lands.
+        if hurried.how != Hurry::Skip || held {
             continue;
         }
         let len = path.waypoints.len();

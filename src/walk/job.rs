@@ -18,6 +18,17 @@ use crate::walker::WalkPath;
 #[derive(Component, Clone, Copy, Debug)]
 pub(crate) struct PlannedOn(pub(crate) PlanBasis);
 
+/// A walk through given points that ignores the mask ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)):
+/// the request of that walk, on a walker whose [`WalkPath`] it still is. Such a walk
+/// is never planned, slid, turned aside by avoidance or held for tiles.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct GivenRoute(pub(crate) RequestId);
+
+/// Whether `path` is a walk through given points ([`GivenRoute`]).
+pub(crate) fn on_given_route(path: Option<&WalkPath>, route: Option<&GivenRoute>) -> bool {
+    matches!((path, route), (Some(path), Some(route)) if path.request == route.0)
+}
+
 /// Whether a job answers a request or re-plans a walk already answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum JobKind {

@@ -10,6 +10,8 @@
 //!   removed;
 //! * [`movement`]: walkers walk their paths and arrive; [`hurry`]: walks skipped to
 //!   their end or walked faster;
+//! * [`membership`]: the room each walker is in ([`CurrentRoom`]), which every
+//!   feature that groups walkers by room reads;
 //! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
 //!   masks, the room's placement, teleports, obstacles); the only places that do;
 //! * [`steered`]: the states of walkers steered by `WalkInput`;
@@ -29,6 +31,7 @@ pub(crate) mod commands;
 pub(crate) mod end;
 pub(crate) mod hurry;
 pub(crate) mod job;
+pub(crate) mod membership;
 pub(crate) mod movement;
 pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
@@ -40,4 +43,5 @@ pub(crate) mod warm_up;
 
 pub use commands::WalkCommandsExt;
 pub use hurry::Hurry;
+pub use membership::CurrentRoom;
 pub use timing::AnswerTiming;

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::end::block_walker;
-use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
+use super::job::{GivenRoute, PathJob, PlannedOn, WalkOnHold, queue_replan};
 use super::replan::Placed;
 use super::speed::{SpeedFactors, speed_factor};
 use crate::chase::WalkChase;
@@ -33,6 +33,7 @@ type MovingWalker = (
     &'static mut OffPath,
     Has<PathJob>,
     Has<WalkChase>,
+    Option<&'static GivenRoute>,
 );
 
 /// Whether a walker was turned off its path (by avoidance) and has not reached a
@@ -74,9 +75,13 @@ pub(crate) fn move_walkers(
         mut off_path,
         planning,
         chaser,
+        given,
     ) in &mut walkers.p0()
     {
-        if held || motion.hold {
+        // A walk through given points goes its way: no avoidance, slides, tile waits
+        // or re-plans.
+        let scripted = given.is_some_and(|given| given.0 == path.request);
+        if !scripted && (held || motion.hold) {
             // Moved by game code: it stands until its new path lands; or waits for
             // the tile it steps into.
             heading.set_if_neq(WalkHeading(Vec2::ZERO));
@@ -87,7 +92,10 @@ pub(crate) fn move_walkers(
         }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
-        if let Some(spot) = motion.spot.filter(|spot| spot.request == path.request) {
+        if let Some(spot) = motion
+            .spot
+            .filter(|spot| spot.request == path.request && !scripted)
+        {
             take_spot(&mut path, spot, start, |a, b| {
                 grids.of(walker, start).is_some_and(|grid| grid.sees(a, b))
             });
@@ -113,15 +121,13 @@ pub(crate) fn move_walkers(
         }
         // Off the path: the velocity avoidance gave, or toward the next corner, through
         // the grid.
-        let wanted = motion.avoided.or_else(|| {
+        let wanted = motion.avoided.filter(|_| !scripted).or_else(|| {
             let goal = *path.waypoints.get(path.next)?;
             let to = goal - start;
             let distance = to.length();
-            off_path
-                .0
-                .then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
+            (off_path.0 && !scripted).then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
         });
-        if motion.replan == Some(path.request) && !planning {
+        if motion.replan == Some(path.request) && !planning && !scripted {
             debug!("walker {entity}: blocked, re-planning");
             queue_replan(&mut commands, entity, &path, chaser);
         }
@@ -325,4 +331,29 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
             position,
         }),
     );
+}
+
+/// Reports a detour that the crowd put into `walker`'s walk of `request` (a tile
+/// walker backing off into a refuge and back): [`PathReplanned`](crate::PathReplanned)
+/// with the rest of the walk, as for any new path of a walk under way.
+pub(crate) fn report_detour(world: &mut World, walker: Entity, request: crate::RequestId) {
+    let Some(position) = crate::placement::entity_world_xy(world, walker) else {
+        return;
+    };
+    let Some(path) = world
+        .get::<WalkPath>(walker)
+        .filter(|path| path.request == request)
+    else {
+        return;
+    };
+    let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
+    let waypoints = std::iter::once(position).chain(rest.iter().copied()).collect();
+    let event = crate::PathReplanned {
+        entity: walker,
+        request,
+        target: path.target,
+        snapped: path.waypoints.last() != Some(&path.target),
+        waypoints,
+    };
+    emit(world, Outcome::Replanned(event));
 }

@@ -160,6 +160,25 @@ pub(crate) fn replan_changed(
                     continue;
                 };
                 if Some(*basis) != now {
+                    // Only the room's placement changed (a room that drifts, a ship
+                    // that rocks): the walk moves with the room, in room pixels, as
+                    // long as the walker still sees its way on from where it stands.
+                    if let (Some(now), Some(mask)) = (now, now_mask)
+                        && (now.room, now.key) == (basis.room, basis.key)
+                        && now.mapping.is_valid()
+                        && basis.mapping.is_valid()
+                    {
+                        let from = now.mapping.world_to_mask(position);
+                        let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
+                        let corners = rest.iter().map(|&p| basis.mapping.world_to_mask(p));
+                        if !crosses_blocked_from(mask, &now, from, corners) {
+                            let (old, request) = (*basis, path.request);
+                            commands.queue(move |world: &mut World| {
+                                move_walk_with_room(world, entity, request, old, now);
+                            });
+                            continue;
+                        }
+                    }
                     debug!(
                         "walker {entity}: its room or mask changed, re-planning to {}",
                         path.target
@@ -177,11 +196,27 @@ pub(crate) fn replan_changed(
 /// Whether the rest of `path`, from `from` (world), passes over a pixel of `mask`
 /// that `basis` does not let its walker use (blocked, or an area it may not enter).
 fn crosses_blocked(mask: &WalkMask, basis: &PlanBasis, from: Vec2, path: &WalkPath) -> bool {
+    let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
+    crosses_blocked_from(
+        mask,
+        basis,
+        basis.mapping.world_to_mask(from),
+        rest.iter().map(|&p| basis.mapping.world_to_mask(p)),
+    )
+}
+
+/// Whether the legs from mask point `from` through `corners` (mask points) pass over
+/// a pixel of `mask` that `basis` does not let its walker use.
+fn crosses_blocked_from(
+    mask: &WalkMask,
+    basis: &PlanBasis,
+    from: walkmask::Point,
+    corners: impl IntoIterator<Item = walkmask::Point>,
+) -> bool {
     let allowed = basis.key.areas.lookup_table();
     let mut ids = Vec::new();
-    let mut at = basis.mapping.world_to_mask(from);
-    for &corner in path.waypoints.get(path.next..).unwrap_or(&[]) {
-        let to = basis.mapping.world_to_mask(corner);
+    let mut at = from;
+    for to in corners {
         walkmask::layer::ids_along(mask.core(), at, to, &mut ids);
         if ids.iter().any(|&id| !allowed[id as usize]) {
             return true;
@@ -189,6 +224,37 @@ fn crosses_blocked(mask: &WalkMask, basis: &PlanBasis, from: Vec2, path: &WalkPa
         at = to;
     }
     false
+}
+
+/// Moves the walk of `request` with its room, whose placement went from `old` to
+/// `now` (same room, pixels and areas): its points keep their room pixels, and it is
+/// planned on `now` from here on. Nothing is re-planned or reported.
+fn move_walk_with_room(
+    world: &mut World,
+    walker: Entity,
+    request: crate::request::RequestId,
+    old: PlanBasis,
+    now: PlanBasis,
+) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    if entity.get::<PlannedOn>().map(|p| p.0) != Some(old)
+        || entity.get::<WalkPath>().is_none_or(|p| p.request != request)
+    {
+        return;
+    }
+    let carry = |p: Vec2| now.mapping.mask_to_world(old.mapping.world_to_mask(p));
+    if let Some(mut path) = entity.get_mut::<WalkPath>() {
+        for p in path.waypoints.iter_mut() {
+            *p = carry(*p);
+        }
+        path.target = carry(path.target);
+        if let Some(crate::facing::FaceTarget::Point(p)) = &mut path.face {
+            *p = carry(*p);
+        }
+    }
+    entity.insert(PlannedOn(now));
 }
 
 /// Logs masks that failed to load, and drops what was prepared for masks that were

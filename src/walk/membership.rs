@@ -1,0 +1,85 @@
+//! Which room each walker is in: resolved in one place, by [`follow_rooms`], and
+//! read by everything that groups or places walkers by room (avoidance, tile
+//! reservations, regions, edges, depth scaling).
+
+use bevy::prelude::*;
+
+use crate::asset::WalkMask;
+use crate::placement::{Parents, walker_xy};
+use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::walker::Walker;
+
+/// The room a [`Walker`] is in now, kept by the plugin (every walker has one).
+///
+/// [`Walker::room`] is what the game asked for; this is what it resolved to: the
+/// room named there, else the only room, else the room whose mask lies under the
+/// walker (the topmost by world z where masks overlap). `None` while the walker is
+/// in no room (it names an entity that is not a room, or stands over no loaded
+/// mask). It is brought up to date before walks are planned and again after walkers
+/// move, in the frame the walker moves, changes [`Walker::room`] or a room moves or
+/// loads. Walkers avoid, reserve tiles and see regions and edges only in this room.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::CurrentRoom;
+///
+/// fn who_is_where(walkers: Query<(Entity, &CurrentRoom)>) {
+///     for (walker, room) in &walkers {
+///         info!("{walker} is in {:?}", room.get());
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(who_is_where);
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
+pub struct CurrentRoom(pub(crate) Option<Entity>);
+
+impl CurrentRoom {
+    /// The room entity, or `None` in no room.
+    pub fn get(&self) -> Option<Entity> {
+        self.0
+    }
+}
+
+/// A walker, for [`follow_rooms`].
+type MemberWalker = (
+    Ref<'static, Walker>,
+    Ref<'static, Transform>,
+    Option<&'static ChildOf>,
+    &'static mut CurrentRoom,
+);
+
+/// Brings every walker's [`CurrentRoom`] up to date: all of them when a room was
+/// added, moved, changed or removed, or a mask loaded; else those that moved or
+/// whose [`Walker`] changed since this system last ran.
+pub(crate) fn follow_rooms(
+    mut walkers: Query<MemberWalker>,
+    rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
+    changed_rooms: Query<(), (With<WalkRoom>, Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>)>,
+    mut removed_rooms: RemovedComponents<WalkRoom>,
+    mut mask_events: MessageReader<AssetEvent<WalkMask>>,
+    parents: Parents,
+    masks: Res<Assets<WalkMask>>,
+) {
+    let all = !changed_rooms.is_empty()
+        || removed_rooms.read().count() > 0
+        || mask_events.read().count() > 0;
+    for (walker, transform, child_of, mut current) in &mut walkers {
+        // A new walker (its default `None` just added) is looked up too, and one
+        // under a parent, which may have moved it.
+        let stale = all
+            || transform.is_changed()
+            || current.is_added()
+            || walker.is_changed()
+            || child_of.is_some();
+        if !stale {
+            continue;
+        }
+        let position = walker_xy(&transform, child_of, &parents);
+        let now = match room_of(walker.room, position, rooms.iter(), &masks) {
+            RoomLookup::Found(room) => Some(room),
+            _ => None,
+        };
+        current.set_if_neq(CurrentRoom(now));
+    }
+}
