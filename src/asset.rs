@@ -292,7 +292,9 @@ pub enum WalkMaskLoadError {
     /// An id layer ([`IdLayerLoader`]) whose pixels are all 0: it names nothing
     /// (an image painted in colours without a palette reads as 0 under the index
     /// rule only when it is grey and black).
-    #[error("id layer {path} has no ids: every pixel is 0 (paint ids as palette indices or grey levels 1 to 255)")]
+    #[error(
+        "id layer {path} has no ids: every pixel is 0 (paint ids as palette indices or grey levels 1 to 255)"
+    )]
     NoIds {
         /// The asset path.
         path: String,

@@ -11,6 +11,7 @@ use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::Rooms;
 use crate::request::WalkRequest;
 use crate::room::{RoomLookup, room_of};
+use crate::walk::membership::CurrentRoom;
 use crate::walker::{PlayerWalker, Walker};
 
 /// Where clicks come from.
@@ -120,34 +121,19 @@ pub(crate) struct HeldPress {
 #[reflect(Component, Default, Clone, Debug)]
 pub struct WalkCamera;
 
-/// The players, with what finding their room takes.
-pub(crate) type Players<'w, 's> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        &'static Walker,
-        &'static Transform,
-        Option<&'static ChildOf>,
-    ),
-    With<PlayerWalker>,
->;
+/// The players, with the room each is in.
+pub(crate) type Players<'w, 's> =
+    Query<'w, 's, (Entity, &'static CurrentRoom), (With<PlayerWalker>, With<Walker>)>;
 
-/// The players in `room`.
+/// The players in `room` ([`CurrentRoom`]).
 pub(crate) fn players_in<'a>(
     room: Entity,
     players: &'a Players,
-    parents: &'a Parents,
-    rooms: &'a Rooms,
-    masks: &'a Assets<WalkMask>,
 ) -> impl Iterator<Item = Entity> + 'a {
     players
         .iter()
-        .filter(move |(_, settings, transform, child_of)| {
-            let position = walker_xy(transform, *child_of, parents);
-            room_of(settings.room, position, rooms.iter(), masks) == RoomLookup::Found(room)
-        })
-        .map(|(walker, ..)| walker)
+        .filter(move |(_, current)| current.get() == Some(room))
+        .map(|(walker, _)| walker)
 }
 
 /// Sends a request to `target` for every player in `room`.
@@ -155,12 +141,9 @@ fn walk_players_in(
     room: Entity,
     target: Vec2,
     players: &Players,
-    parents: &Parents,
-    rooms: &Rooms,
-    masks: &Assets<WalkMask>,
     requests: &mut MessageWriter<WalkRequest>,
 ) {
-    for walker in players_in(room, players, parents, rooms, masks) {
+    for walker in players_in(room, players) {
         requests.write(WalkRequest::new(walker, target));
     }
 }
@@ -219,15 +202,7 @@ pub(crate) fn walk_to_clicked_room(
     if !target.is_finite() {
         return;
     }
-    walk_players_in(
-        room,
-        target,
-        &players,
-        &parents,
-        &rooms,
-        &masks,
-        &mut requests,
-    );
+    walk_players_in(room, target, &players, &mut requests);
 }
 
 /// The world position under the cursor of the primary window, through the clicked
@@ -264,7 +239,6 @@ pub(crate) fn walk_to_cursor_click(
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
-    parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
     mut requests: MessageWriter<WalkRequest>,
@@ -285,15 +259,7 @@ pub(crate) fn walk_to_cursor_click(
             pressed: Some((room, time.elapsed_secs())),
             sent: Some(target),
         };
-        walk_players_in(
-            room,
-            target,
-            &players,
-            &parents,
-            &rooms,
-            &masks,
-            &mut requests,
-        );
+        walk_players_in(room, target, &players, &mut requests);
     }
 }
 
@@ -329,9 +295,7 @@ pub(crate) fn walk_while_held(
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
-    parents: Parents,
     rooms: Rooms,
-    masks: Res<Assets<WalkMask>>,
     mut requests: MessageWriter<WalkRequest>,
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
@@ -356,13 +320,5 @@ pub(crate) fn walk_while_held(
         return;
     }
     held.sent = Some(target);
-    walk_players_in(
-        room,
-        target,
-        &players,
-        &parents,
-        &rooms,
-        &masks,
-        &mut requests,
-    );
+    walk_players_in(room, target, &players, &mut requests);
 }

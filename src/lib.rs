@@ -205,16 +205,16 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, DepthScale,
-        DepthSorting,
-        ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
+        DepthSorting, ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
         HotspotCommandsExt, Hurry, InRegion, Interacting, InteractionArrived, InteractionCancelled,
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
-        PathUnreachable, PlayerWalker, RegionEntered, RequestEnded, RequestOutcome, RegionExited, RegionTint, RequestId,
-        RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
-        WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHotspots, WalkHover, WalkInput,
-        WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy, WalkQuery,
-        WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState, WalkStopped,
-        WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems, WhileInRegion,
+        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestEnded,
+        RequestId, RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason,
+        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHotspots,
+        WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy,
+        WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState,
+        WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
+        WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};

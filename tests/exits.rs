@@ -9,8 +9,8 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_walkmask::{Edge, UnreachablePolicy};
 use bevy_walkmask::prelude::*;
+use bevy_walkmask::{Edge, UnreachablePolicy};
 use common::{
     Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, position, px, request,
     spawn_walker,
@@ -274,8 +274,14 @@ fn only_a_walk_to_the_exit_leaves_by_it() {
             "{pace:?}: acted out of reach"
         );
         let (x, y) = common::pixel_of(position(&r.app, walker));
-        assert!(common::room_pixel(x, y) == 1, "{pace:?}: stands on the floor");
-        assert!(r.app.world().resource::<Seen>().exits.is_empty(), "{pace:?}");
+        assert!(
+            common::room_pixel(x, y) == 1,
+            "{pace:?}: stands on the floor"
+        );
+        assert!(
+            r.app.world().resource::<Seen>().exits.is_empty(),
+            "{pace:?}"
+        );
     }
 }
 
@@ -343,20 +349,26 @@ fn entering_a_room_spawned_in_the_same_flush_places_the_walker_in_it() {
         .id();
     r.app.update();
     let mask = r.app.world().get::<WalkRoom>(a).unwrap().mask.clone();
-    r.app.world_mut().commands().queue(move |world: &mut World| {
-        let c = world
-            .spawn((WalkRoom::new(mask), Transform::from_xyz(-2000.0, 0.0, 0.0)))
-            .id();
-        world.spawn((
-            SpawnPoint::new("dock"),
-            Transform::from_xyz(5.0, -6.0, 0.0),
-            ChildOf(c),
-        ));
-        world.commands().entity(walker).enter_room(c, "dock");
-        world.commands().entity(a).despawn();
-    });
+    r.app
+        .world_mut()
+        .commands()
+        .queue(move |world: &mut World| {
+            let c = world
+                .spawn((WalkRoom::new(mask), Transform::from_xyz(-2000.0, 0.0, 0.0)))
+                .id();
+            world.spawn((
+                SpawnPoint::new("dock"),
+                Transform::from_xyz(5.0, -6.0, 0.0),
+                ChildOf(c),
+            ));
+            world.commands().entity(walker).enter_room(c, "dock");
+            world.commands().entity(a).despawn();
+        });
     r.app.update();
-    assert!(r.app.world().get_entity(walker).is_ok(), "despawned with room A");
+    assert!(
+        r.app.world().get_entity(walker).is_ok(),
+        "despawned with room A"
+    );
     assert_eq!(position(&r.app, walker), Vec2::new(-1995.0, -6.0));
     r.app.update();
     let c = r.app.world().get::<Walker>(walker).unwrap().room.unwrap();

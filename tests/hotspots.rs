@@ -930,10 +930,7 @@ fn an_id_layer_without_a_meta_reads_its_ids() {
             .iter()
             .any(|p| matches!(p, LayerProblem::NotReadAsIds { .. }))
     );
-    assert!(
-        problems(&mut app, other)
-            .contains(&LayerProblem::NotReadAsIds { layer: "hotspots" })
-    );
+    assert!(problems(&mut app, other).contains(&LayerProblem::NotReadAsIds { layer: "hotspots" }));
     let empty: Handle<WalkMask> = app
         .world()
         .resource::<AssetServer>()

@@ -251,7 +251,9 @@ impl Case {
         app.init_resource::<ExitLog>()
             .add_observer(|e: On<InteractionArrived>, mut log: ResMut<ExitLog>| {
                 if e.at_walk_to {
-                    *log.arrived_at_walk_to.entry((e.walker, e.hotspot)).or_default() += 1;
+                    *log.arrived_at_walk_to
+                        .entry((e.walker, e.hotspot))
+                        .or_default() += 1;
                 }
             })
             .add_observer(
@@ -273,7 +275,9 @@ impl Case {
                 },
             )
             .add_observer(
-                |e: On<Arrived>, marked: Query<(), With<DespawnOnArrival>>, mut commands: Commands| {
+                |e: On<Arrived>,
+                 marked: Query<(), With<DespawnOnArrival>>,
+                 mut commands: Commands| {
                     if marked.contains(e.entity) {
                         commands.entity(e.entity).despawn();
                     }
@@ -633,7 +637,8 @@ impl Case {
         // Walkers that observers despawned are gone from the model too.
         let world = self.app.world();
         self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
-        self.streams.retain(|w, _| world.get::<Walker>(*w).is_some());
+        self.streams
+            .retain(|w, _| world.get::<Walker>(*w).is_some());
         for _ in 0..self.rng.below(3) {
             self.operate();
         }
@@ -682,9 +687,12 @@ impl Case {
                 || self
                     .walk_of(walker)
                     .is_some_and(|r| self.anywhere.contains(&r));
-            // Taken into another room (`enter_room`): a jump, not a walk.
-            let changed_room = self.app.world().get::<Walker>(walker).map(|w| w.room)
-                != named_before.get(&walker).copied();
+            // Taken into another room (`enter_room`): a jump, not a walk; and one that
+            // belongs to the second room (moved into this one by game code) steps
+            // back onto its own room's mask.
+            let named_now = self.app.world().get::<Walker>(walker).map(|w| w.room);
+            let changed_room = named_now != named_before.get(&walker).copied()
+                || named_now.flatten().is_some_and(|room| room != self.room);
             if a != b
                 && !on_route
                 && !changed_room
@@ -896,6 +904,8 @@ impl Case {
     fn finish(mut self, seed: u64) {
         let ctx = format!("seed {seed}, end");
         self.streams.clear();
+        let world = self.app.world();
+        self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
         for &walker in &self.walkers.clone() {
             let mut entity = self.app.world_mut().entity_mut(walker);
             entity.remove::<(WalkChase, WalkInput)>();

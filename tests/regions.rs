@@ -356,22 +356,22 @@ fn a_walker_despawned_by_its_arrival_observer_does_not_panic() {
         let walker = spawn_walker(&mut app, Walker::new(400.0), px(60, 44));
         let mut clock = pace.clock();
         clock.frame(&mut app);
-        app.world_mut()
-            .entity_mut(walker)
-            .observe(|arrived: On<Arrived>, mut commands: Commands| {
+        app.world_mut().entity_mut(walker).observe(
+            |arrived: On<Arrived>, mut commands: Commands| {
                 commands.entity(arrived.entity).despawn();
-            });
+            },
+        );
         // Into the start region at the left, arriving within the frame it enters.
         request(&mut app, walker, px(2, 44));
         clock.until(&mut app, 400, |w| w.get_entity(walker).is_err());
         // One that arrives in the frame it appears (a cutscene step of a pixel), seen
         // by region tracking for the first time in the frame it is despawned.
         let brief = spawn_walker(&mut app, Walker::new(400.0), px(2, 40));
-        app.world_mut()
-            .entity_mut(brief)
-            .observe(|arrived: On<Arrived>, mut commands: Commands| {
+        app.world_mut().entity_mut(brief).observe(
+            |arrived: On<Arrived>, mut commands: Commands| {
                 commands.entity(arrived.entity).despawn();
-            });
+            },
+        );
         app.world_mut()
             .commands()
             .entity(brief)

@@ -740,10 +740,7 @@ fn a_walk_in_a_drifting_room_moves_with_the_room_without_replans() {
             frames += 1;
             // The walker is the room's child: its local position is in room units.
             let (x, y) = pixel_of(local(&app));
-            assert!(
-                room_pixel(x, y) == 1,
-                "{pace:?}: on the wall at ({x}, {y})"
-            );
+            assert!(room_pixel(x, y) == 1, "{pace:?}: on the wall at ({x}, {y})");
             if app.world().get::<WalkState>(walker) == Some(&WalkState::Arrived) {
                 break;
             }
@@ -751,7 +748,11 @@ fn a_walk_in_a_drifting_room_moves_with_the_room_without_replans() {
         }
         let log = app.world().resource::<Log>();
         assert_eq!(log.replanned(walker).len(), 0, "{pace:?}");
-        assert!(local(&app).distance(px(60, 4)) < 1e-2, "{pace:?}: {}", local(&app));
+        assert!(
+            local(&app).distance(px(60, 4)) < 1e-2,
+            "{pace:?}: {}",
+            local(&app)
+        );
         assert_contract(log, &[id.unwrap()]);
     }
 }

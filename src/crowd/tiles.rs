@@ -13,11 +13,11 @@ use super::Avoidance;
 use super::grids::{WalkerGrid, WalkerGrids};
 use super::motion::{CrowdMotion, Refuge, Route};
 use crate::placement::{Parents, walker_xy};
-use crate::tuning::WalkTuning;
 use crate::request::RequestId;
+use crate::tuning::WalkTuning;
 use crate::walk::job::WalkOnHold;
-use crate::walk::movement::report_detour;
 use crate::walk::membership::CurrentRoom;
+use crate::walk::movement::report_detour;
 use crate::walker::{PlayerWalker, WalkPath, Walker};
 
 /// A tile-step walker that has waited this long for a tile stops (its walk ends

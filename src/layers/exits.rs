@@ -17,12 +17,12 @@ use super::hotspots::InteractionArrived;
 use crate::facing::{FaceTarget, FacingDirection, turn};
 use crate::outcome::{RequestEnded, RequestOutcome};
 use crate::placement::{Parents, composed_affine, walker_xy};
-use crate::room::WalkRoom;
 use crate::request::{RequestId, WalkRequest, WalkRoute};
-use crate::walk::membership::CurrentRoom;
+use crate::room::WalkRoom;
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
 use crate::walk::hurry::{Hurried, Hurry};
+use crate::walk::membership::CurrentRoom;
 use crate::walker::Walker;
 
 /// One of a room's four edges.

@@ -571,7 +571,12 @@ pub(crate) fn start_interaction(
     };
     match spot.policy(&interacting.verb) {
         WalkPolicy::ActInPlace => {
-            emit_ending(world, walker, &interacting, Ending::acted_in_place(position));
+            emit_ending(
+                world,
+                walker,
+                &interacting,
+                Ending::acted_in_place(position),
+            );
         }
         WalkPolicy::FaceOnly => {
             stop_walker(world, walker);
@@ -581,7 +586,12 @@ pub(crate) fn start_interaction(
             if let (Some(face), Ok(mut entity)) = (face, world.get_entity_mut(walker)) {
                 turn(&mut entity, face, position);
             }
-            emit_ending(world, walker, &interacting, Ending::acted_in_place(position));
+            emit_ending(
+                world,
+                walker,
+                &interacting,
+                Ending::acted_in_place(position),
+            );
         }
         WalkPolicy::WalkThenAct => {
             let Some(target) = walk_to.or(at).or(look_at) else {
@@ -639,7 +649,9 @@ pub(crate) fn interaction_request_ended(
         return;
     }
     let ending = match ev.outcome {
-        RequestOutcome::Arrived { position } => arrival(interacting, &hotspots, ev.request, position),
+        RequestOutcome::Arrived { position } => {
+            arrival(interacting, &hotspots, ev.request, position)
+        }
         RequestOutcome::Unreachable => {
             let position = walker_xy(transform, child_of, &parents);
             out_of_reach(interacting.unreachable, position, ev.request)
@@ -949,7 +961,9 @@ pub(crate) fn keep_press_on_hotspot(
         && walk_clicks.input == crate::input::ClickInput::Picking
         && press.event.button == PointerButton::Primary
         && settings.primary.is_some()
-        && hotspots.get(press.entity).is_ok_and(|hotspot| hotspot.enabled);
+        && hotspots
+            .get(press.entity)
+            .is_ok_and(|hotspot| hotspot.enabled);
     if acts {
         press.propagate(false);
     }
@@ -965,9 +979,6 @@ pub(crate) fn interact_with_clicked_hotspot(
     walk_clicks: Res<crate::input::ClickToWalk>,
     hotspots: Query<(&Hotspot, &ChildOf)>,
     players: crate::input::Players,
-    parents: Parents,
-    rooms: crate::plan::basis::Rooms,
-    masks: Res<Assets<WalkMask>>,
     mut commands: Commands,
 ) {
     use bevy::picking::pointer::PointerButton;
@@ -992,7 +1003,7 @@ pub(crate) fn interact_with_clicked_hotspot(
     let (entity, room) = (click.entity, child_of.parent());
     let at = click.event.hit.position.map(|p| p.truncate());
     let hurry = settings.double_click.filter(|_| click.event.count >= 2);
-    for player in crate::input::players_in(room, &players, &parents, &rooms, &masks) {
+    for player in crate::input::players_in(room, &players) {
         let verb = verb.clone();
         commands.queue(move |world: &mut World| match hurry {
             // The second click of a double click hurries the walk there, if it is

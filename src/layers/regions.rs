@@ -31,8 +31,8 @@ use super::placed_layer_or_warn;
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
 use crate::room::WalkRoom;
-use crate::walk::membership::CurrentRoom;
 use crate::scaling::{AreaScale, RegionScale, RegionSpeed};
+use crate::walk::membership::CurrentRoom;
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walker::Walker;
 
@@ -490,6 +490,19 @@ pub(crate) fn block_regions(
     made.retain(|(room, _)| rooms.contains(*room));
 }
 
+/// What becomes of a walker's [`InRegion`] this frame: applied with the frame's
+/// crossings, so that it always agrees with the events sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PresenceChange {
+    None,
+    /// Now in this region of this room (0: none).
+    Region(Entity, u8),
+    /// Seen in a room with a region layer for the first time.
+    Enter(InRegion),
+    /// In no room with a region layer any more.
+    Leave,
+}
+
 /// One region change, in the order it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Crossing {
@@ -578,6 +591,7 @@ pub(crate) fn track_regions(
             })
         });
         crossings.clear();
+        let mut presence_now = PresenceChange::None;
         let mut region_speed = 1.0;
         // The region it is in now, with its layer and where it stands on it.
         let mut now: Option<(&Seen, u8)> = None;
@@ -625,9 +639,9 @@ pub(crate) fn track_regions(
                 }
                 region_speed = seen.regions.speed(region);
                 now = Some((seen, region));
-                // Changed only when the region does.
+                // Changed only when the region does, together with the events.
                 if presence.region != region {
-                    presence.region = region;
+                    presence_now = PresenceChange::Region(seen.room, region);
                 }
                 presence.bypass_change_detection().at = position;
             }
@@ -645,16 +659,14 @@ pub(crate) fn track_regions(
                         region_speed = seen.regions.speed(region);
                         now = Some((seen, region));
                         cross(&mut crossings, seen.room, region, true);
-                        commands.entity(entity).try_insert(InRegion {
+                        presence_now = PresenceChange::Enter(InRegion {
                             room: seen.room,
                             region,
                             at: position,
                         });
                     }
                     // In no room with a layer now; nothing to do for one never in any.
-                    None if tracked => {
-                        commands.entity(entity).try_remove::<InRegion>();
-                    }
+                    None if tracked => presence_now = PresenceChange::Leave,
                     None => {}
                 }
             }
@@ -722,11 +734,34 @@ pub(crate) fn track_regions(
         } else if region_speed == 1.0 && had.is_some() {
             commands.entity(entity).try_remove::<RegionSpeed>();
         }
-        if !crossings.is_empty() {
+        if !crossings.is_empty() || presence_now != PresenceChange::None {
             let happened: Vec<Crossing> = crossings.drain(..).collect();
             commands.queue(move |world: &mut World| {
-                // An observer earlier in the frame may have despawned the walker: the
-                // events still reach global observers and readers.
+                // A walker removed or despawned earlier in this frame's commands (by an
+                // observer of its arrival) got its exit from the region it was in when
+                // it went ([`region_walker_removed`]): this frame's crossings go with it.
+                let Ok(mut walker) = world.get_entity_mut(entity) else {
+                    return;
+                };
+                if !walker.contains::<Walker>() {
+                    return;
+                }
+                match presence_now {
+                    PresenceChange::None => {}
+                    PresenceChange::Region(room, region) => {
+                        if let Some(mut presence) = walker.get_mut::<InRegion>()
+                            && presence.room == room
+                        {
+                            presence.region = region;
+                        }
+                    }
+                    PresenceChange::Enter(presence) => {
+                        walker.insert(presence);
+                    }
+                    PresenceChange::Leave => {
+                        walker.remove::<InRegion>();
+                    }
+                }
                 for crossing in happened {
                     match crossing {
                         Crossing::Entered(event) => {

@@ -191,7 +191,8 @@ impl Inner {
         // Grids of older pixels of the same asset are of no further use.
         self.entries
             .retain(|e| e.key.mask != key.mask || e.key.revision == key.revision);
-        self.entries.push(Entry::new(key, mask, queried, self.frame));
+        self.entries
+            .push(Entry::new(key, mask, queried, self.frame));
         self.evict();
         self.entries.last_mut().expect("just pushed")
     }

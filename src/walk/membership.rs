@@ -49,13 +49,19 @@ type MemberWalker = (
     &'static mut CurrentRoom,
 );
 
+/// A room added, moved or changed since the system last ran.
+type ChangedRoom = (
+    With<WalkRoom>,
+    Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>,
+);
+
 /// Brings every walker's [`CurrentRoom`] up to date: all of them when a room was
 /// added, moved, changed or removed, or a mask loaded; else those that moved or
 /// whose [`Walker`] changed since this system last ran.
 pub(crate) fn follow_rooms(
     mut walkers: Query<MemberWalker>,
     rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
-    changed_rooms: Query<(), (With<WalkRoom>, Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>)>,
+    changed_rooms: Query<(), ChangedRoom>,
     mut removed_rooms: RemovedComponents<WalkRoom>,
     mut mask_events: MessageReader<AssetEvent<WalkMask>>,
     parents: Parents,

@@ -125,7 +125,8 @@ pub(crate) fn move_walkers(
             let goal = *path.waypoints.get(path.next)?;
             let to = goal - start;
             let distance = to.length();
-            (off_path.0 && !scripted).then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
+            (off_path.0 && !scripted)
+                .then(|| to.normalize_or_zero() * speed.min(distance / dt.max(1e-6)))
         });
         if motion.replan == Some(path.request) && !planning && !scripted {
             debug!("walker {entity}: blocked, re-planning");
@@ -347,7 +348,9 @@ pub(crate) fn report_detour(world: &mut World, walker: Entity, request: crate::R
         return;
     };
     let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
-    let waypoints = std::iter::once(position).chain(rest.iter().copied()).collect();
+    let waypoints = std::iter::once(position)
+        .chain(rest.iter().copied())
+        .collect();
     let event = crate::PathReplanned {
         entity: walker,
         request,

@@ -240,7 +240,9 @@ fn move_walk_with_room(
         return;
     };
     if entity.get::<PlannedOn>().map(|p| p.0) != Some(old)
-        || entity.get::<WalkPath>().is_none_or(|p| p.request != request)
+        || entity
+            .get::<WalkPath>()
+            .is_none_or(|p| p.request != request)
     {
         return;
     }
