@@ -380,15 +380,20 @@ impl AssetLoader for WalkMaskLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
         let mask = read_mask(reader, &settings.rule, settings.limits(), load_context).await?;
-        Ok(if settings.names.is_empty() {
-            mask
-        } else {
-            mask.with_names(settings.names.clone())
-        })
+        Ok(named(mask, &settings.names))
     }
 
     fn extensions(&self) -> &[&str] {
         &["walk.png"]
+    }
+}
+
+/// `mask` with `names` for its ids, when there are any.
+fn named(mask: WalkMask, names: &std::collections::BTreeMap<u8, String>) -> WalkMask {
+    if names.is_empty() {
+        mask
+    } else {
+        mask.with_names(names.clone())
     }
 }
 
@@ -504,11 +509,7 @@ impl AssetLoader for IdLayerLoader {
                 path: load_context.path().to_string(),
             });
         }
-        Ok(if settings.names.is_empty() {
-            mask
-        } else {
-            mask.with_names(settings.names.clone())
-        })
+        Ok(named(mask, &settings.names))
     }
 
     fn extensions(&self) -> &[&str] {

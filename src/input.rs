@@ -7,6 +7,7 @@ use bevy::window::PrimaryWindow;
 use crate::asset::WalkMask;
 #[cfg(feature = "picking")]
 use crate::obstacle::WalkObstacle;
+#[cfg(feature = "picking")]
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::Rooms;
 use crate::request::WalkRequest;

@@ -19,7 +19,12 @@
 //!   end there (scripts, interactions and exits do).
 //!
 //! Each event is both an [`EntityEvent`] on the walker (observe it) and a [`Message`]
-//! (read it with a `MessageReader`).
+//! (read it with a `MessageReader`), for two kinds of reader: an observer runs at
+//! once, inside the frame's command flush, so a script can start its next step in
+//! the same frame (and an observer on one walker hears only that walker); a message
+//! is read by ordinary systems in their order, later in the frame or the next (a
+//! status line, a log, a replay recorder). They are the same event twice: react to
+//! any one outcome through one of them, not both, or the game acts twice.
 //!
 //! # The walk lifecycle
 //!

@@ -984,3 +984,27 @@ fn a_hotspot_disabled_mid_walk_cancels_at_once_and_the_walker_walks_on() {
         assert_observed_as_sent(&r, &[]);
     }
 }
+
+/// A wide walker standing on a hotspot's walk-to point keeps a narrow one off it by
+/// more than the narrow one's arrival reach: the narrow one, stopped beside it, has
+/// arrived (before, its interaction ended `Unreachable`).
+#[test]
+fn a_walker_kept_off_the_walk_to_point_by_a_wider_one_arrives_beside_it() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let bell = r.bell;
+        let _guard = spawn_walker(&mut r.app, Walker::new(60.0).with_radius(9.0), px(42, 20));
+        let walker = spawn_walker(&mut r.app, Walker::new(80.0).with_radius(2.0), px(20, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        interact(&mut r.app, walker, bell, Verb::INTERACT);
+        until_ended(&mut r, &mut clock, walker, 600);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(bell, End::Arrived)],
+            "{pace:?}: stopped at {}",
+            position(&r.app, walker)
+        );
+        assert!(position(&r.app, walker).distance(px(42, 20)) > 8.0);
+    }
+}

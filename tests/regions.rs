@@ -871,3 +871,33 @@ fn a_blocking_region_blocks_the_way_while_it_blocks() {
         common::assert_contract(app.world().resource::<common::Log>(), &ids);
     }
 }
+
+/// A region that blocks, stops blocking and blocks again takes its first copy of the
+/// room's mask again (and the grids prepared for it): toggling a gate back and forth
+/// makes one copy, not one per toggle.
+#[test]
+fn toggling_a_blocking_region_back_and_forth_reuses_its_copy_of_the_mask() {
+    #[derive(Resource, Default)]
+    struct Added(usize);
+    let (mut app, room) = app(Pace::Exact(2));
+    app.init_resource::<Added>().add_systems(
+        Last,
+        |mut events: MessageReader<AssetEvent<WalkMask>>, mut added: ResMut<Added>| {
+            added.0 += events
+                .read()
+                .filter(|e| matches!(e, AssetEvent::Added { .. }))
+                .count();
+        },
+    );
+    app.update();
+    let before = app.world().resource::<Added>().0;
+    for on in [true, false, true, false, true] {
+        app.world_mut()
+            .get_mut::<WalkRegions>(room)
+            .unwrap()
+            .set_blocking(1, on);
+        app.update();
+        app.update();
+    }
+    assert_eq!(app.world().resource::<Added>().0 - before, 1);
+}

@@ -538,16 +538,7 @@ fn a_hurried_walk_is_skipped_or_run_to_its_end() {
 #[test]
 fn a_gate_shut_ahead_of_a_walker_is_never_walked_into() {
     for pace in Pace::BOTH {
-        let mut app = headless_app(pace.plugin());
-        common::add_log(&mut app);
-        let mask = common::add_mask(
-            &mut app,
-            64,
-            48,
-            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
-        );
-        let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
-        let walker = spawn_walker(&mut app, Walker::new(60.0), px(30, 20));
+        let (mut app, room, walker) = gate_room(pace);
         let mut clock = pace.clock();
         clock.frame(&mut app);
         let id = request(&mut app, walker, px(55, 20));
@@ -575,6 +566,21 @@ fn a_gate_shut_ahead_of_a_walker_is_never_walked_into() {
         assert!(pixel_of(position(&app, walker)).0 < 40, "{pace:?}");
         assert_contract(app.world().resource::<Log>(), &[id]);
     }
+}
+
+/// A room with a gate (area 2 at x = 40..=43) across it, and a walker at (30, 20).
+fn gate_room(pace: Pace) -> (App, Entity, Entity) {
+    let mut app = headless_app(pace.plugin());
+    common::add_log(&mut app);
+    let mask = common::add_mask(
+        &mut app,
+        64,
+        48,
+        |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
+    );
+    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(30, 20));
+    (app, room, walker)
 }
 
 /// `hurry(Skip)` on a walk under way along a straight line (its one and last leg)
@@ -668,16 +674,7 @@ fn walkers_spawned_before_the_plugin_was_added_walk_and_avoid_each_other() {
 #[test]
 fn skipping_a_walk_whose_gate_just_shut_stops_short_of_it() {
     for pace in Pace::BOTH {
-        let mut app = headless_app(pace.plugin());
-        common::add_log(&mut app);
-        let mask = common::add_mask(
-            &mut app,
-            64,
-            48,
-            |x, _| if (40..=43).contains(&x) { 2 } else { 1 },
-        );
-        let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
-        let walker = spawn_walker(&mut app, Walker::new(60.0), px(30, 20));
+        let (mut app, room, walker) = gate_room(pace);
         let mut clock = pace.clock();
         clock.frame(&mut app);
         let id = request(&mut app, walker, px(55, 20));

@@ -179,7 +179,9 @@ pub struct Hotspot {
     pub face: Option<FaceTarget>,
     /// How near the walk-to point (world units) a walk must end to count as arrived
     /// (a crowd may keep a walker off the point itself). `None`: 2.5 times the
-    /// walker's radius, at least 8.
+    /// walker's radius, at least 8. A walker kept off the point by another that
+    /// stands on it (one that others step round, however wide) counts as arrived
+    /// when it stands beside that one, within this reach of its edge.
     pub arrival_radius: Option<f32>,
     /// A hint for the game's cursor over it ("door", "talk"); the plugin does not
     /// read it.
@@ -639,6 +641,7 @@ pub(crate) fn interaction_request_ended(
     ev: On<RequestEnded>,
     walkers: Query<(&Interacting, &Transform, Option<&ChildOf>)>,
     hotspots: Query<&Hotspot>,
+    others: Query<OtherWalker>,
     parents: Parents,
     mut commands: Commands,
 ) {
@@ -650,7 +653,8 @@ pub(crate) fn interaction_request_ended(
     }
     let ending = match ev.outcome {
         RequestOutcome::Arrived { position } => {
-            arrival(interacting, &hotspots, ev.request, position)
+            let reach = crowded_reach(ev.entity, interacting, position, &others, &parents);
+            arrival(interacting, &hotspots, ev.request, position, reach)
         }
         RequestOutcome::Unreachable => {
             let position = walker_xy(transform, child_of, &parents);
@@ -665,12 +669,58 @@ pub(crate) fn interaction_request_ended(
     queue_settle(&mut commands, ev.entity, ev.request, ending);
 }
 
-/// How an interaction whose walk arrived at `position` ends.
+/// A walker as others see it at an arrival: where it stands, its size and room.
+type OtherWalker = (
+    Entity,
+    &'static Walker,
+    &'static crate::CurrentRoom,
+    &'static crate::Avoidance,
+    &'static Transform,
+    Option<&'static ChildOf>,
+);
+
+/// How near the walk-to point `walker` (arrived at `position`) must stand to count
+/// as there: the interaction's reach, or, when another walker that others step
+/// round stands on the walk-to point (wider than the reach leaves room for), as near
+/// as that walker lets it come: beside it, within the reach of its edge.
+fn crowded_reach(
+    walker: Entity,
+    interacting: &Interacting,
+    position: Vec2,
+    others: &Query<OtherWalker>,
+    parents: &Parents,
+) -> f32 {
+    let (reach, Some(walk_to)) = (interacting.reach, interacting.walk_to) else {
+        return interacting.reach;
+    };
+    let Ok((_, own, room, ..)) = others.get(walker) else {
+        return reach;
+    };
+    let (radius, room) = (own.radius.max(0.0), room.get());
+    let mut needed = reach;
+    for (other, settings, other_room, avoidance, transform, child_of) in others.iter() {
+        let r = settings.radius;
+        let solid = avoidance.enabled && r.is_finite() && r > 0.0;
+        if other == walker || other_room.get() != room || !solid {
+            continue;
+        }
+        let at = walker_xy(transform, child_of, parents);
+        // It covers the walk-to point for this walker, and this one stands beside it.
+        if at.distance(walk_to) <= r + radius && position.distance(at) <= r + radius + reach {
+            needed = needed.max(position.distance(walk_to));
+        }
+    }
+    needed
+}
+
+/// How an interaction whose walk arrived at `position` ends (`reach`: how near the
+/// walk-to point counts as there).
 fn arrival(
     interacting: &Interacting,
     hotspots: &Query<&Hotspot>,
     request: RequestId,
     position: Vec2,
+    reach: f32,
 ) -> Ending {
     let enabled = hotspots
         .get(interacting.hotspot)
@@ -682,7 +732,7 @@ fn arrival(
         .walk_to
         .map_or(0.0, |point| point.distance(position));
     let within = |reach: f32| off <= reach;
-    let at_walk_to = within(interacting.reach)
+    let at_walk_to = within(reach)
         || matches!(interacting.unreachable, UnreachablePolicy::ActWithin(reach) if within(reach));
     if at_walk_to || interacting.unreachable == UnreachablePolicy::ActAnyway {
         Ending::Arrived {

@@ -94,8 +94,9 @@ pub struct Region {
     pub while_inside: bool,
     /// Whether it blocks the way while it is enabled (a fallen tree, a wet floor
     /// sign): its pixels are blocked in the room's walk grid as a disabled area's
-    /// are, walks that crossed it are planned again, and walkers standing in it
-    /// walk out. Default off.
+    /// are, and walks that crossed it are planned again. A walker standing in it
+    /// stays there until its next walk, which starts by stepping onto the nearest
+    /// walkable pixel (as for any walker on a blocked pixel). Default off.
     pub blocks: bool,
     /// How walkers with a [`DepthScale`](crate::DepthScale) scale inside it (a
     /// [`AreaScale::Linear`] rule runs between the region's top and bottom rows): it
@@ -425,14 +426,21 @@ pub(crate) fn tint_sprites(
 /// the layer and its pixels, and the blocking ids.
 type BlockedFrom = (AssetId<WalkMask>, u64, AssetId<WalkMask>, u64, [u64; 4]);
 
+/// How many blocked copies of its mask a room keeps (the latest ones): a gate that
+/// opens and shuts again reuses its copy, and the grids prepared for it.
+const KEPT_BLOCKED_COPIES: usize = 4;
+
 /// Keeps each room's walk mask as walkers see it ([`WalkRoom`]'s blocked copy) in
 /// step with its blocking regions: made when a region starts blocking (or the mask
 /// or the layer change under blocking regions), dropped when none blocks. A new copy
-/// changes the room, so walks re-plan as for an area toggle.
+/// changes the room, so walks re-plan as for an area toggle. The last few copies of
+/// each room are kept: going back to a set of blocking regions seen lately takes
+/// its copy (and its prepared grids) again instead of copying the mask anew.
 pub(crate) fn block_regions(
     mut rooms: Query<(Entity, &mut WalkRoom, Option<&WalkRegions>)>,
     mut masks: ResMut<Assets<WalkMask>>,
     mut made: Local<Vec<(Entity, BlockedFrom)>>,
+    mut kept: Local<Vec<(Entity, BlockedFrom, Handle<WalkMask>)>>,
     mut warned: Local<Vec<(Entity, AssetId<WalkMask>)>>,
 ) {
     for (room, mut walk_room, regions) in &mut rooms {
@@ -478,8 +486,31 @@ pub(crate) fn block_regions(
                 if current {
                     continue;
                 }
-                let blocked = walkmask::layer::block_ids(mask, layer, scale, &blocking);
-                walk_room.walkable = Some(masks.add(WalkMask::new(blocked)));
+                let again = kept
+                    .iter()
+                    .position(|(r, f, handle)| *r == room && *f == from && masks.contains(handle));
+                let handle = match again {
+                    Some(i) => {
+                        // Most recently used last.
+                        let entry = kept.remove(i);
+                        let handle = entry.2.clone();
+                        kept.push(entry);
+                        handle
+                    }
+                    None => {
+                        let blocked = walkmask::layer::block_ids(mask, layer, scale, &blocking);
+                        let handle = masks.add(WalkMask::new(blocked));
+                        kept.push((room, from, handle.clone()));
+                        let of_room = kept.iter().filter(|(r, ..)| *r == room).count();
+                        if of_room > KEPT_BLOCKED_COPIES
+                            && let Some(oldest) = kept.iter().position(|(r, ..)| *r == room)
+                        {
+                            kept.remove(oldest);
+                        }
+                        handle
+                    }
+                };
+                walk_room.walkable = Some(handle);
                 match entry {
                     Some(i) => made[i].1 = from,
                     None => made.push((room, from)),
@@ -488,6 +519,7 @@ pub(crate) fn block_regions(
         }
     }
     made.retain(|(room, _)| rooms.contains(*room));
+    kept.retain(|(room, ..)| rooms.contains(*room));
 }
 
 /// What becomes of a walker's [`InRegion`] this frame: applied with the frame's
