@@ -287,11 +287,7 @@ pub(crate) fn gather_crowd(
         let priority = if steered || scripted {
             u8::MAX
         } else {
-            avoidance.priority.unwrap_or(if player {
-                Avoidance::PLAYER_PRIORITY
-            } else {
-                Avoidance::DEFAULT_PRIORITY
-            })
+            avoidance.priority_of(player)
         };
         let gap = avoidance
             .arrival_gap

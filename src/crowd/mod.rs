@@ -95,6 +95,17 @@ impl Avoidance {
     /// The priority of a [`PlayerWalker`](crate::PlayerWalker) that names none.
     pub const PLAYER_PRIORITY: u8 = 200;
 
+    /// The priority the walker has: [`priority`](Self::priority), else
+    /// [`PLAYER_PRIORITY`](Self::PLAYER_PRIORITY) for a player and
+    /// [`DEFAULT_PRIORITY`](Self::DEFAULT_PRIORITY) for anyone else.
+    pub(crate) fn priority_of(&self, player: bool) -> u8 {
+        self.priority.unwrap_or(if player {
+            Self::PLAYER_PRIORITY
+        } else {
+            Self::DEFAULT_PRIORITY
+        })
+    }
+
     /// No avoidance: the walker walks through others, and they through it.
     ///
     /// ```

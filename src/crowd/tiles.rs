@@ -306,18 +306,11 @@ fn back_off(
     yields: Entity,
     other: Entity,
 ) -> bool {
-    // As avoidance ranks walkers: the player above others unless told otherwise.
-    let priority = |avoidance: &Avoidance, player: bool| {
-        avoidance.priority.unwrap_or(if player {
-            Avoidance::PLAYER_PRIORITY
-        } else {
-            Avoidance::DEFAULT_PRIORITY
-        })
-    };
     let (Ok(a), Ok(b)) = (walkers.get(yields), walkers.get(other)) else {
         return false;
     };
-    if priority(a.2, a.1.2) > priority(b.2, b.1.2) {
+    // As avoidance ranks walkers: the player above others unless told otherwise.
+    if a.2.priority_of(a.1.2) > b.2.priority_of(b.1.2) {
         return false;
     }
     let ((walker, current, _), position) = (a.1, walker_xy(a.4, a.5, parents));

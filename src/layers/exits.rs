@@ -16,7 +16,7 @@ use bevy::prelude::*;
 use super::hotspots::InteractionArrived;
 use crate::facing::{FaceTarget, FacingDirection, turn};
 use crate::outcome::{RequestEnded, RequestOutcome};
-use crate::placement::{Parents, composed_affine, walker_xy};
+use crate::placement::{Parents, composed_affine, set_world_xy, walker_xy};
 use crate::request::{RequestId, WalkRequest, WalkRoute};
 use crate::room::WalkRoom;
 use crate::walk::accept::accept_request;
@@ -409,32 +409,28 @@ impl ExitCommandsExt for EntityCommands<'_> {
 /// anything else stays there.
 fn place_in_room(world: &mut World, walker: Entity, room: Entity, at: Vec2) {
     let parent = world.get::<ChildOf>(walker).map(ChildOf::parent);
-    let own = |world: &World| composed_affine(world, walker).map(|a| a.translation);
-    let Some(now) = own(world) else {
-        return;
-    };
     if let Some(parent) = parent
         && parent != room
         && world.get::<WalkRoom>(parent).is_some()
     {
+        let Some(z) = composed_affine(world, walker).map(|a| a.translation.z) else {
+            return;
+        };
         let Ok(mut entity) = world.get_entity_mut(walker) else {
             return;
         };
         entity.remove::<ChildOf>();
         if let Some(mut transform) = entity.get_mut::<Transform>() {
-            transform.translation = at.extend(now.z);
+            transform.translation = at.extend(z);
         }
         return;
     }
-    let parent_affine = parent.and_then(|parent| composed_affine(world, parent));
-    let local = match parent_affine {
-        Some(affine) => affine.inverse().transform_point3(at.extend(now.z)),
-        None => at.extend(now.z),
-    };
-    if let Some(mut transform) = world.get_mut::<Transform>(walker)
-        && local.is_finite()
-    {
-        transform.translation = local;
+    // Under its parent as it is now (which may have been spawned this frame too).
+    let parent = parent
+        .and_then(|parent| composed_affine(world, parent))
+        .map(GlobalTransform::from);
+    if let Some(mut transform) = world.get_mut::<Transform>(walker) {
+        set_world_xy(&mut transform, parent.as_ref(), at);
     }
 }
 

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::end::block_walker;
-use super::job::{GivenRoute, PathJob, PlannedOn, WalkOnHold, queue_replan};
+use super::job::{GivenRoute, PathJob, PlannedOn, WalkOnHold, on_given_route, queue_replan};
 use super::replan::Placed;
 use super::speed::{SpeedFactors, speed_factor};
 use crate::chase::WalkChase;
@@ -80,7 +80,7 @@ pub(crate) fn move_walkers(
     {
         // A walk through given points goes its way: no avoidance, slides, tile waits
         // or re-plans.
-        let scripted = given.is_some_and(|given| given.0 == path.request);
+        let scripted = on_given_route(Some(&path), given);
         if !scripted && (held || motion.hold) {
             // Moved by game code: it stands until its new path lands; or waits for
             // the tile it steps into.
