@@ -179,10 +179,9 @@ pub use outcome::{
     Arrived, PathCancelled, PathReady, PathReplanned, PathUnreachable, RequestEnded,
     RequestOutcome, StopReason, WalkStopped,
 };
-pub use plan::{
-    FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache,
-    background_searches,
-};
+#[cfg(feature = "background_searches")]
+pub use plan::background_searches;
+pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache};
 pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
 pub use request::{RequestId, WalkRequest, WalkRoute};
 pub use room::{MaskMapping, WalkAreas, WalkRoom};

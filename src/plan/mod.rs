@@ -6,8 +6,8 @@
 //! * [`grid_cache`]: prepared grids ([`NavGridCache`]);
 //! * [`field_cache`]: warm distance fields and fields shared by crowds
 //!   ([`WarmFieldCache`]);
-//! * [`search_threads`]: the async compute pool's threads below the frame's
-//!   ([`background_searches`]);
+//! * `search_threads` (feature `background_searches`): the async compute pool's
+//!   threads below the frame's (`background_searches`);
 //! * `browser_pause` (on the web): grid and index builds in slices of a few
 //!   milliseconds, so that the browser draws frames in between.
 //!
@@ -27,6 +27,7 @@ pub(crate) mod basis;
 pub(crate) mod browser_pause;
 pub(crate) mod field_cache;
 pub(crate) mod grid_cache;
+#[cfg(feature = "background_searches")]
 pub(crate) mod search_threads;
 pub(crate) mod worker;
 
@@ -41,5 +42,6 @@ pub(crate) async fn after_the_frame() {
 
 pub use field_cache::{FieldCacheStats, WarmFieldCache};
 pub use grid_cache::{GridCacheStats, NavGridCache};
+#[cfg(feature = "background_searches")]
 pub use search_threads::background_searches;
 pub use worker::PlannerStatus;

@@ -133,16 +133,6 @@ fn colors(entries: &[([u8; 3], u8)]) -> DecodeRule {
     )
 }
 
-/// The workspace's sibling `shared/data` directory; the tests that read it fail
-/// without it.
-fn shared_data() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared/data"))
-        .find(|dir| dir.is_dir())
-        .expect("the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it")
-}
-
 /// A handcrafted PNG: a valid header (RGBA, 8-bit) claiming `width x height`, one
 /// small zlib stream and the end chunk.
 fn forged_png(width: u32, height: u32) -> Vec<u8> {
@@ -877,7 +867,7 @@ fn movingai_sizes_are_checked_before_allocating() {
 
 #[test]
 fn movingai_arena_file() {
-    let data = shared_data();
+    let data = support::testdata();
     let path = data.join("movingai/maps/dao/arena.map");
     let mask = WalkMask::open(&path, &DecodeRule::Luma).unwrap();
     assert_eq!((mask.width(), mask.height()), (49, 49));
@@ -893,7 +883,7 @@ fn movingai_arena_file() {
 
 #[test]
 fn monoags_masks_decode_by_alpha() {
-    let data = shared_data();
+    let data = support::testdata();
     let rooms = [
         ("BrokenCurbStreet", 4, (420, 200), 41_344),
         ("DarsStreet", 2, (500, 200), 38_618),

@@ -2,10 +2,11 @@
 //! start centre to goal centre is found, legal (checked independently of the crate's
 //! line of sight) and at most 2 % longer than the scenario's optimal octile length.
 //!
-//! Reads `shared/data/movingai` beside the workspace (`maps/<dir>/<map>.map` with
+//! Reads the eight maps of the repository's `testdata/movingai`, and the full sets
+//! from the folder `WALKMASK_DATA` names when it is set (`maps/<dir>/<map>.map` with
 //! `scenarios/<dir>/<map>.map.scen`, and `gppc2012/<map>.map` with
-//! `gppc2012/<map>.map.scen`); fails when it is absent. Run with
-//! `--nocapture` to see the mean and largest ratio of length to optimum per map.
+//! `gppc2012/<map>.map.scen`). Run with `--nocapture` to see the mean and largest
+//! ratio of length to optimum per map.
 //!
 //! The `wc3maps512` scenarios were made with water (`W`) passable from water, and
 //! their optimal lengths are approximate; the mask reads water as blocked. There,
@@ -285,14 +286,36 @@ fn run_map(map_path: &Path, scen_path: &Path) -> MapReport {
 
 #[test]
 fn moving_ai_scenarios_are_found_legal_and_near_optimal() {
-    let root = support::shared_data().join("movingai");
-    assert!(root.is_dir(), "{} is missing", root.display());
+    let root = support::testdata().join("movingai");
     let jobs = maps(&root);
+    assert_eq!(jobs.len(), 8, "the eight maps of {}", root.display());
+    run_maps(jobs);
+}
+
+/// The full sets (29 maps up to 1550 x 1550), without the maps the test above runs.
+#[test]
+fn moving_ai_full_sets_are_found_legal_and_near_optimal() {
+    let Some(data) = support::full_data("moving_ai_full_sets") else {
+        return;
+    };
+    let root = data.join("movingai");
+    let in_repo: Vec<PathBuf> = maps(&support::testdata().join("movingai"))
+        .into_iter()
+        .map(|(map, _)| map.file_name().expect("a name").into())
+        .collect();
+    let jobs: Vec<(PathBuf, PathBuf)> = maps(&root)
+        .into_iter()
+        .filter(|(map, _)| !in_repo.iter().any(|name| map.ends_with(name)))
+        .collect();
     assert!(
         !jobs.is_empty(),
         "no Moving AI maps with scenarios under {}",
         root.display()
     );
+    run_maps(jobs);
+}
+
+fn run_maps(jobs: Vec<(PathBuf, PathBuf)>) {
     let started = Instant::now();
     let next = Mutex::new(0usize);
     let reports = Mutex::new(Vec::new());

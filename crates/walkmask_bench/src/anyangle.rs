@@ -190,8 +190,8 @@ struct MapRow {
 pub fn run(quick: bool) {
     let queries = if quick { 3 } else { 12 };
     let max_expanded = if quick { 2_000 } else { 20_000 };
-    let Some(data) = masks::shared_data_dir() else {
-        println!("\nAny-angle optimum: no shared data directory");
+    let Some(data) = masks::data_dir() else {
+        println!("\nAny-angle optimum: WALKMASK_DATA is not a folder");
         return;
     };
     let started = Instant::now();

@@ -313,10 +313,18 @@ fn sources(plan: &Plan, notes: &mut Vec<String>) -> Vec<MaskSource> {
         .into_iter()
         .map(|(n, c, f)| MaskSource::Generated(n, c, f))
         .collect();
-    let Some(data) = masks::shared_data_dir() else {
-        notes.push("shared/data not found: Moving AI and adventure-game masks skipped".into());
+    let Some(data) = masks::data_dir() else {
+        notes.push(
+            "WALKMASK_DATA is not a folder: Moving AI and adventure-game masks skipped".into(),
+        );
         return out;
     };
+    if !masks::data_is_full() {
+        notes.push(
+            "WALKMASK_DATA is not set: real maps from the repository's testdata only (8 of 29 Moving AI maps)"
+                .into(),
+        );
+    }
     let mai = masks::movingai_maps(&data);
     if mai.is_empty() {
         notes.push(format!("no Moving AI maps under {}", data.display()));

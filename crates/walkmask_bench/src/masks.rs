@@ -191,18 +191,20 @@ pub fn random_queries(
     queries
 }
 
-/// The directory `shared/data`, found by walking up from this crate.
-pub fn shared_data_dir() -> Option<PathBuf> {
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    loop {
-        let candidate = dir.join("shared").join("data");
-        if candidate.is_dir() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
+/// The folder of real maps and masks: the full benchmark sets `WALKMASK_DATA` names,
+/// or else the repository's `testdata` (eight Moving AI maps and the MonoAGS masks).
+/// Gives `None` only when neither is a folder.
+pub fn data_dir() -> Option<PathBuf> {
+    match std::env::var_os("WALKMASK_DATA") {
+        Some(dir) => Some(PathBuf::from(dir)).filter(|d| d.is_dir()),
+        None => Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata"))
+            .filter(|d| d.is_dir()),
     }
+}
+
+/// Whether the real maps are the full sets (`WALKMASK_DATA`) or the repository's subset.
+pub fn data_is_full() -> bool {
+    std::env::var_os("WALKMASK_DATA").is_some()
 }
 
 /// A Moving AI map with the path of its scenario file.

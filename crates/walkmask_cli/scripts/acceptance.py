@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs `walkmask batch` over every Moving AI map with its scenarios and every
-adventure-game walk mask in shared/data, and summarises the answers.
+adventure-game walk mask in WALKMASK_DATA (default: the repository's testdata), and summarises the answers.
 
 For each Moving AI map (maps/*/*.map with scenarios/*/*.map.scen, and
 gppc2012/*.map with gppc2012/*.map.scen) it runs `walkmask batch MAP --scen SCEN`;
@@ -17,7 +17,7 @@ older WC3 scenario files, are counted and reported apart).
 Usage:
     cargo build --release -p walkmask_cli
     python3 crates/walkmask_cli/scripts/acceptance.py \
-        [--bin target/release/walkmask] [--data ../shared/data] [--pairs 2000] \
+        [--bin target/release/walkmask] [--data "$WALKMASK_DATA"] [--pairs 2000] \
         [--planner fill] [--only SUBSTRING]
 """
 
@@ -33,16 +33,9 @@ import sys
 import tempfile
 
 
-def find_data(start):
-    d = os.path.abspath(start)
-    while True:
-        cand = os.path.join(d, "shared", "data")
-        if os.path.isdir(cand):
-            return cand
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+def find_data(workspace):
+    """The full benchmark sets WALKMASK_DATA names, else the repository's testdata."""
+    return os.environ.get("WALKMASK_DATA") or os.path.join(workspace, "testdata")
 
 
 def percentile(values, p):
@@ -124,7 +117,7 @@ def main():
     default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(workspace, "target")), "release", "walkmask")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=default_bin, help="the walkmask binary (default: %(default)s)")
-    ap.add_argument("--data", default=None, help="shared/data directory (default: found above the workspace)")
+    ap.add_argument("--data", default=None, help="data folder (default: $WALKMASK_DATA, else the repository's testdata)")
     ap.add_argument("--pairs", type=int, default=2000, help="random queries per walk mask image")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--planner", default="fill")
@@ -144,7 +137,7 @@ def main():
         return 2
     data = opts.data or find_data(workspace)
     if not data or not os.path.isdir(data):
-        print("note: shared/data not found; nothing to do")
+        print(f"note: no data folder at {data}; nothing to do")
         return 0
     mai = os.path.join(data, "movingai")
     jobs = []

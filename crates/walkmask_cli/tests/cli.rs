@@ -1,5 +1,5 @@
 //! Runs the built `walkmask` binary on masks written to a temporary directory and on
-//! a Moving AI map from the shared data.
+//! a Moving AI map from the repository's test data.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -124,14 +124,9 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// `shared/data` beside the workspace (or in any ancestor directory); the tests that
-/// read it fail without it.
-fn shared_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data"))
-        .find(|p| p.is_dir())
-        .expect("the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it")
+/// The repository's `testdata` folder (real Moving AI maps and walk masks).
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
 #[test]
@@ -383,7 +378,7 @@ fn batch_reads_queries_from_stdin() {
 
 #[test]
 fn scen_on_a_moving_ai_map() {
-    let data = shared_data();
+    let data = testdata();
     let map = data.join("movingai/maps/dao/arena.map");
     let scen = data.join("movingai/scenarios/dao/arena.map.scen");
     let r = run(["batch", s(&map), "--scen", s(&scen)]);

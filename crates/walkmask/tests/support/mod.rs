@@ -450,20 +450,29 @@ pub fn flood(grid: &NavGrid, from: (u32, u32)) -> Vec<bool> {
     seen
 }
 
-/// The directory `shared/data`, looked up from this crate's directory upwards; the
-/// tests that read it fail without it.
-pub fn shared_data() -> std::path::PathBuf {
-    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared").join("data");
-        if candidate.is_dir() {
-            return candidate;
-        }
-        assert!(
-            dir.pop(),
-            "the shared test data (shared/data beside the workspace) is missing: these tests read Moving AI maps and real walk masks from it"
+/// The repository's `testdata` folder: a few real Moving AI maps with their
+/// scenarios and the walk masks of a real adventure game (see its README).
+pub fn testdata() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// The full benchmark sets, from the folder `WALKMASK_DATA` names (the layout of
+/// `testdata`). Without it this says so in one line and gives `None`; a name that
+/// is not a folder fails the test.
+pub fn full_data(test: &str) -> Option<std::path::PathBuf> {
+    let Some(dir) = std::env::var_os("WALKMASK_DATA") else {
+        println!(
+            "{test}: WALKMASK_DATA is not set, so the full benchmark sets are not read (testdata/README.md)"
         );
-    }
+        return None;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    assert!(
+        dir.is_dir(),
+        "WALKMASK_DATA={} is not a folder",
+        dir.display()
+    );
+    Some(dir)
 }
 
 /// SplitMix64: a small deterministic generator for mask structure.
