@@ -1,6 +1,6 @@
 //! Headless integration tests of the plugin: MinimalPlugins + AssetPlugin (rooted at
 //! `tests/assets`) + InputPlugin + TransformPlugin + WalkmaskPlugin, fixed 16 ms
-//! frames, bounded update loops (helpers shared with `tests/warm.rs` live in
+//! frames, bounded update loops (helpers shared with the `warm` tests live in
 //! `tests/common`).
 //!
 //! The test masks are written by [`write_masks`] into `tests/assets/generated/`
@@ -16,7 +16,7 @@
 //!
 //! With scale 1 and the room at the origin, pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 
 use std::sync::Once;
 

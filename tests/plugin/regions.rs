@@ -6,7 +6,7 @@
 //! layer: 3 left of x = 5, 1 on x = 10..=14, 2 on x = 20 alone (one pixel wide), 4 on
 //! x = 31 inside the wall (y <= 39).
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;

@@ -4,7 +4,7 @@
 //! Headless app of `tests/common`, the usual 64 x 48 wall mask (a wall at
 //! x = 30..=33 down to y = 39), where pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::WarmFieldCache;

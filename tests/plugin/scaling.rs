@@ -4,7 +4,7 @@
 //! Headless app of `tests/common`; 64 x 48 masks at scale 1 with the room at the
 //! origin, so pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;

@@ -2,7 +2,7 @@
 //! front), equal baselines keep one order, and walk-behinds are cut from the room's
 //! picture by their layer and sorted with the characters.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;

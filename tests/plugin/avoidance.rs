@@ -6,7 +6,7 @@
 //! Each scenario runs under both paces (`Pace::BOTH`): answers two frames after their
 //! search, frames back to back; and answers when ready, frames paced in real time.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::NavGridCache;

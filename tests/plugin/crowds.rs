@@ -4,7 +4,7 @@
 //! top down to y = 39 (the way round is the gap below it), scale 1, room at the
 //! origin.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::WarmFieldCache;

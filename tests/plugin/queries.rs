@@ -5,7 +5,7 @@
 //! x = 40..=43 from top to bottom (closing it cuts the room in two). With scale 1
 //! and the room at the origin, pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;

@@ -5,10 +5,9 @@
 //! fixed 16 ms frames). Masks are 64 x 48 at scale 1 with the room at the origin, so
 //! pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 #[cfg(feature = "picking")]
-#[path = "common/picking.rs"]
-mod picking;
+use crate::picking;
 
 use bevy::prelude::*;
 use bevy_walkmask::OBSTACLE_REPLAN_SECONDS;

@@ -9,10 +9,9 @@
 //! (the way round is the gap at y = 40..=47). With scale 1 and the room at the
 //! origin, pixel (px, py) is world (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 #[cfg(feature = "picking")]
-#[path = "common/picking.rs"]
-mod picking;
+use crate::picking;
 
 #[cfg(feature = "picking")]
 use bevy::picking::events::{Click, Pointer};

@@ -5,9 +5,8 @@
 //!
 //! Headless app of `tests/common` without `TilemapPlugin` (it needs a renderer): the
 //! layers and tiles are spawned as plain components.
-#![cfg(feature = "tilemap")]
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;

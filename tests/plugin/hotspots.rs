@@ -9,7 +9,7 @@
 //! (x = 30..=33, y = 10..=14, no walk-to point); 3 "vault" inside the vault (walk-to
 //! point (58, 40)); 4 "lamp" at x = 10..=14, y = 5..=9.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
@@ -485,8 +485,7 @@ fn lost_walkers_and_hotspots_cancel_the_interaction() {
 }
 
 #[cfg(feature = "picking")]
-#[path = "common/picking.rs"]
-mod picking;
+use crate::picking;
 
 /// A primary click on a hotspot walks the player there and acts (no second walk to
 /// the point clicked: the click stops at the hotspot); a secondary click looks.

@@ -1,7 +1,7 @@
 //! Warm fields: walkers standing still get the distance field from their pixel
 //! filled in the background, and their next request is traced from it.
 //!
-//! Headless app as in `tests/plugin.rs`, with the helpers of `tests/common`:
+//! Headless app as in `rooms_and_walks`, with the helpers of `tests/common`:
 //! MinimalPlugins + AssetPlugin (rooted at `tests/assets`) + InputPlugin +
 //! TransformPlugin + WalkmaskPlugin, fixed 16 ms frames, bounded update loops. The
 //! masks are written into `tests/assets/generated/` (ignored by git) when the tests
@@ -16,7 +16,7 @@
 //! With scale 1 and the room at the origin, pixel (px, py) of a 64 x 48 mask is world
 //! (px - 32, 24 - py).
 
-mod common;
+use crate::common;
 
 use std::sync::Once;
 

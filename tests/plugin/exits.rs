@@ -6,7 +6,7 @@
 //! (px - 32, 24 - py)) as room A at the origin, and room B, the same mask 1000 units
 //! to the right, with a spawn point "gate" at (990, -10).
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;

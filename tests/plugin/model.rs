@@ -29,7 +29,7 @@
 //! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000) and
 //! `WALKMASK_MODEL_SEED` the first seed, for longer runs.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

@@ -4,7 +4,7 @@
 //! the same answers, waypoints and positions frame by frame, in `Update` or in
 //! `FixedUpdate`, however fast the pool's threads happen to be.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
