@@ -24,6 +24,9 @@
 //! waiter atlases. The walk mask has no margin painted round the furniture: the
 //! avatar keeps off it with its radius (`Walker::with_radius`).
 //!
+//! With `--diagnostics` (natively) the planner's numbers are logged every second
+//! (`WalkmaskDiagnosticsPlugin` with Bevy's `LogDiagnosticsPlugin`).
+//!
 //! With `WALKMASK_DEMO_SCRIPT=1` the demo plays a short scripted scene instead of
 //! waiting for clicks (walk into the closed garden, open the gate, walk around the
 //! fountain), saves a screenshot to `$WALKMASK_SCREENSHOT` (default
@@ -40,7 +43,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::sprite::Anchor;
 use bevy::window::{CursorIcon, PrimaryWindow, SystemCursorIcon};
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, NavGridCache, background_searches};
+use bevy_walkmask::{AnswerTiming, NavGridCache, WalkmaskDiagnosticsPlugin, background_searches};
 
 /// Size of the room picture in pixels (= world units; the room sprite is centred).
 const ROOM: Vec2 = Vec2::new(1920.0, 1080.0);
@@ -156,6 +159,12 @@ fn main() {
             steer_with_arrows.before(WalkmaskSystems::Move),
         ),
     );
+    if std::env::args().any(|arg| arg == "--diagnostics") {
+        app.add_plugins((
+            WalkmaskDiagnosticsPlugin,
+            bevy::diagnostic::LogDiagnosticsPlugin::default(),
+        ));
+    }
     if script {
         let shot = std::env::var_os("WALKMASK_SCREENSHOT")
             .map(PathBuf::from)

@@ -123,12 +123,23 @@
 //! ```
 #![warn(missing_docs)]
 
+/// Opens a tracing span named `$name` until the end of the enclosing block, with the
+/// `trace` feature (nothing without it). For synchronous work on pool threads:
+/// searches, grid, index and field builds, crowd solves.
+macro_rules! work_span {
+    ($name:literal) => {
+        #[cfg(feature = "trace")]
+        let _span = bevy::log::info_span!($name).entered();
+    };
+}
+
 pub mod asset;
 pub mod chase;
 pub mod crowd;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
 pub mod depth;
+pub mod diagnostics;
 pub mod facing;
 pub mod hover;
 mod input;
@@ -158,6 +169,7 @@ pub use crowd::{Avoidance, TILE_WAIT_SECONDS};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use depth::{Baseline, DepthSorting};
+pub use diagnostics::WalkmaskDiagnosticsPlugin;
 pub use facing::{FaceTarget, Facing, FacingDirection};
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
@@ -188,7 +200,7 @@ pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
-pub use walk::{AnswerTiming, CurrentRoom, Hurry, WalkCommandsExt};
+pub use walk::{AnswerTiming, CurrentRoom, Hurry, WalkCommandsExt, WalkStats};
 pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -386,6 +398,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
             .register_type::<CurrentRoom>()
+            .register_type::<WalkStats>()
             .register_type::<WalkObstacle>()
             .register_type::<Avoidance>()
             .register_type::<WalkScaling>()
@@ -446,7 +459,9 @@ impl Plugin for WalkmaskPlugin {
             .insert_resource(planner.fields.clone())
             .insert_resource(PlannerStatus(planner.clone()))
             .insert_resource(planner)
-            .init_resource::<walk::timing::PlanClock>();
+            .init_resource::<walk::timing::PlanClock>()
+            .init_resource::<WalkStats>()
+            .init_resource::<walk::stats::RequestFrames>();
         let schedule = self.schedule;
         // Runs of systems that spawn no tasks are schedules of their own, run on one
         // thread by one exclusive system: a chain of systems handed from thread to

@@ -194,6 +194,7 @@ impl CrowdVelocities {
             let spare = self.spare.get_or_insert_with(CrowdSolve::default);
             spare.copy_problem(&problem);
             self.task = Some(AsyncComputeTaskPool::get().spawn(async move {
+                work_span!("walkmask: crowd velocities");
                 problem.solve();
                 problem
             }));

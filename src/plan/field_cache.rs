@@ -229,6 +229,7 @@ impl WarmFieldCache {
             }
         }
         let _filling = Filling(self, key);
+        work_span!("walkmask: distance field fill");
         let field = Arc::new(DistanceField::new(grid, source)?);
         let live = live();
         let mut inner = self.lock();

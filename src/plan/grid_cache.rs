@@ -207,7 +207,8 @@ struct Inner {
     misses: u64,
     /// Whether built grids get a subgoal index.
     search_index: bool,
-    /// How long the last grid build and the last index build took.
+    /// Grids built, and how long the last grid build and the last index build took.
+    grid_builds: u64,
     last_grid_build: Option<Duration>,
     last_index_build: Option<Duration>,
     /// The current frame, for pinning the grids it uses.
@@ -243,6 +244,8 @@ pub struct GridCacheStats {
     pub indexed: usize,
     /// Bytes held by those indexes (most masks: well under 1 per pixel).
     pub index_bytes: usize,
+    /// Grids built so far (by path queries and by warm-ups).
+    pub grid_builds: u64,
     /// How long the last grid build took (areas, clearance and edges), on whichever
     /// thread built it. On the web that is the main thread, between two frames.
     pub last_grid_build: Option<Duration>,
@@ -355,6 +358,7 @@ impl NavGridCache {
             budget_bytes: inner.budget,
             indexed: indexes.len(),
             index_bytes: indexes.iter().sum(),
+            grid_builds: inner.grid_builds,
             last_grid_build: inner.last_grid_build,
             last_index_build: inner.last_index_build,
             over_budget_frames: inner.over_budget_frames,
@@ -396,6 +400,7 @@ impl NavGridCache {
         let grid = cell
             .get_or_init(|| {
                 built = true;
+                work_span!("walkmask: grid build");
                 NavGrid::with_clearance(mask.clone(), key.areas, key.clearance())
                     .unwrap_or_else(|_| NavGrid::new(mask.clone(), key.areas))
             })
@@ -480,6 +485,7 @@ impl NavGridCache {
     fn built(&self, grid: &NavGrid, took: Duration) {
         let index_it = {
             let mut inner = self.lock();
+            inner.grid_builds += 1;
             inner.last_grid_build = Some(took);
             inner.evict();
             inner.search_index
@@ -493,7 +499,10 @@ impl NavGridCache {
                 crate::plan::after_the_frame().await;
                 let started = Instant::now();
                 #[cfg(not(target_arch = "wasm32"))]
-                let index = indexed.build_index(IndexPolicy::WhenItPays);
+                let index = {
+                    work_span!("walkmask: search index build");
+                    indexed.build_index(IndexPolicy::WhenItPays)
+                };
                 #[cfg(target_arch = "wasm32")]
                 let index = indexed
                     .build_index_pausing(

@@ -209,6 +209,7 @@ impl Planner {
         }
         // 3. A search of its own.
         let result = result.unwrap_or_else(|| {
+            work_span!("walkmask: path search");
             let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
             let mut pathfinder = self.pathfinders.take();
             pathfinder.set_options(*options);

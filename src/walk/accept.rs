@@ -5,9 +5,10 @@ use bevy::prelude::*;
 
 use super::end::{answer_cancelled, answer_unreachable, cancel, drop_request_and_walk, end_walk};
 use super::job::{GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
+use super::stats::count_and_emit;
 use super::timing::PlanClock;
 use crate::facing::FaceTarget;
-use crate::outcome::{Outcome, PathReady, StopReason, emit};
+use crate::outcome::{Outcome, PathReady, StopReason};
 use crate::placement::entity_world_xy;
 use crate::request::{RequestId, WalkRequest, WalkRoute};
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
@@ -37,6 +38,7 @@ pub(super) fn accept(world: &mut World, request: WalkRequest, share: bool) {
         face,
         route,
     } = request;
+    super::stats::request_read(world, id);
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         warn!("{id} for {walker}, which does not exist");
         answer_unreachable(world, walker, id, target);
@@ -136,7 +138,7 @@ pub(super) fn walk_anywhere(
         },
         WalkState::Walking,
     ));
-    emit(
+    count_and_emit(
         world,
         Outcome::Ready(PathReady {
             entity: walker,

@@ -16,9 +16,10 @@ use super::job::{
 };
 use super::obstacle_watch::{ObstacleWatch, bending};
 use super::start::start_jobs;
+use super::stats::count_and_emit;
 use super::timing::PlanClock;
 use crate::obstacle::crosses_obstacles;
-use crate::outcome::{Outcome, PathReady, PathReplanned, StopReason, emit};
+use crate::outcome::{Outcome, PathReady, PathReplanned, StopReason};
 use crate::placement::{entity_world_xy, set_entity_world_xy};
 use crate::plan::basis::PlanBasis;
 use crate::plan::worker::{PlanOutput, PlannedPath};
@@ -324,7 +325,7 @@ pub(super) fn apply_answer(
                 set_entity_world_xy(world, walker, teleport);
             }
             let (entity, request, target) = (walker, job.request, job.target);
-            emit(
+            count_and_emit(
                 world,
                 match job.kind {
                     JobKind::Request => Outcome::Ready(PathReady {

@@ -6,7 +6,8 @@ use bevy::prelude::*;
 
 use super::job::{JobKind, PathJob, PlannedOn, WalkOnHold};
 use super::obstacle_watch::ObstacleWatch;
-use crate::outcome::{Outcome, PathCancelled, PathUnreachable, StopReason, WalkStopped, emit};
+use super::stats::count_and_emit;
+use crate::outcome::{Outcome, PathCancelled, PathUnreachable, StopReason, WalkStopped};
 use crate::placement::entity_world_xy;
 use crate::request::RequestId;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
@@ -18,7 +19,7 @@ pub(super) fn answer_unreachable(
     request: RequestId,
     target: Vec2,
 ) {
-    emit(
+    count_and_emit(
         world,
         Outcome::Unreachable(PathUnreachable {
             entity: walker,
@@ -30,7 +31,7 @@ pub(super) fn answer_unreachable(
 
 /// Answers `request` (to `target`) of `walker` with [`PathCancelled`].
 pub(super) fn cancel(world: &mut World, walker: Entity, request: RequestId, target: Vec2) {
-    emit(
+    count_and_emit(
         world,
         Outcome::Cancelled(PathCancelled {
             entity: walker,
@@ -89,7 +90,7 @@ impl OpenWork {
             cancel(world, walker, request, target);
         }
         if let Some(request) = self.walk {
-            emit(
+            count_and_emit(
                 world,
                 Outcome::Stopped(WalkStopped {
                     entity: walker,
@@ -171,7 +172,7 @@ pub(super) fn end_walk(world: &mut World, walker: Entity, reason: StopReason) {
     };
     entity.remove::<(PlannedOn, WalkOnHold)>();
     let position = entity_world_xy(world, walker).unwrap_or(Vec2::NAN);
-    emit(
+    count_and_emit(
         world,
         Outcome::Stopped(WalkStopped {
             entity: walker,

@@ -17,7 +17,8 @@
 //! * [`steered`]: the states of walkers steered by `WalkInput`;
 //! * [`warm_up`]: standing walkers' fields warmed for their next request;
 //! * [`job`] and [`timing`]: the state of a request in flight, and when answers land
-//!   ([`AnswerTiming`]);
+//!   ([`AnswerTiming`]); [`stats`]: what has been answered ([`WalkStats`]), counted
+//!   as every outcome is sent;
 //! * [`commands`]: the walk commands, [`WalkCommandsExt`].
 //!
 //! Other modules (input, steering, chase) propose through
@@ -37,6 +38,7 @@ pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
 pub(crate) mod speed;
 pub(crate) mod start;
+pub(crate) mod stats;
 pub(crate) mod steered;
 pub(crate) mod timing;
 pub(crate) mod warm_up;
@@ -44,4 +46,5 @@ pub(crate) mod warm_up;
 pub use commands::WalkCommandsExt;
 pub use hurry::Hurry;
 pub use membership::CurrentRoom;
+pub use stats::WalkStats;
 pub use timing::AnswerTiming;

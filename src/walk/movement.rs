@@ -6,11 +6,12 @@ use super::end::block_walker;
 use super::job::{GivenRoute, PathJob, PlannedOn, WalkOnHold, on_given_route, queue_replan};
 use super::replan::Placed;
 use super::speed::{SpeedFactors, speed_factor};
+use super::stats::count_and_emit;
 use crate::chase::WalkChase;
 use crate::crowd::grids::WalkerGrids;
 use crate::crowd::motion::{ArrivalSpot, CrowdMotion};
 use crate::facing::{Facing, follow_step, turn};
-use crate::outcome::{Arrived, Outcome, emit};
+use crate::outcome::{Arrived, Outcome};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
 use crate::steering::Steered;
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
@@ -324,7 +325,7 @@ fn finish_walk(world: &mut World, walker: Entity, position: Vec2) {
         None => WalkState::Arrived,
     };
     entity.insert(state);
-    emit(
+    count_and_emit(
         world,
         Outcome::Arrived(Arrived {
             entity: walker,
@@ -358,5 +359,5 @@ pub(crate) fn report_detour(world: &mut World, walker: Entity, request: crate::R
         snapped: path.waypoints.last() != Some(&path.target),
         waypoints,
     };
-    emit(world, Outcome::Replanned(event));
+    count_and_emit(world, Outcome::Replanned(event));
 }

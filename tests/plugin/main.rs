@@ -16,6 +16,7 @@ mod crowds;
 mod cutscene;
 mod depth;
 mod determinism;
+mod diagnostics;
 mod exits;
 mod facing;
 mod hotspots;

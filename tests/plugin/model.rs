@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus};
+use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus, WalkStats};
 use common::{
     Kind, Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
     run_until,
@@ -940,6 +940,27 @@ impl Case {
             );
             std::panic::resume_unwind(panic);
         }
+        // The lifecycle's own counts agree with the outcomes sent, and nothing waits.
+        let sent =
+            |kind: fn(&Kind) -> bool| log.observed.iter().filter(|e| kind(&e.kind)).count() as u64;
+        let stats = self.app.world().resource::<WalkStats>();
+        assert_eq!(
+            (
+                stats.answered,
+                stats.unreachable,
+                stats.cancelled,
+                stats.replanned,
+                stats.waiting
+            ),
+            (
+                sent(|k| matches!(k, Kind::Ready { .. })),
+                sent(|k| matches!(k, Kind::Unreachable)),
+                sent(|k| matches!(k, Kind::Cancelled)),
+                sent(|k| matches!(k, Kind::Replanned { .. })),
+                0
+            ),
+            "{ctx}: WalkStats (answered, unreachable, cancelled, replanned, waiting)"
+        );
         // Only the room is left: walkers and their state are gone.
         let walkers = self
             .app
