@@ -89,6 +89,11 @@ pub struct WalkTuning {
     /// The nearest neighbours each walker avoids (more cost more time per walker).
     /// Default 8.
     pub avoidance_neighbours: usize,
+    /// A tile-step walker (`Walker::grid_steps`) that has waited this long for a tile
+    /// another walker holds stops, its walk ended
+    /// [`Blocked`](crate::StopReason::Blocked). Default
+    /// [`TILE_WAIT_SECONDS`](crate::TILE_WAIT_SECONDS).
+    pub tile_wait_seconds: f32,
 }
 
 impl Default for WalkTuning {
@@ -107,6 +112,7 @@ impl Default for WalkTuning {
             avoidance: true,
             avoidance_time_horizon: 1.0,
             avoidance_neighbours: 8,
+            tile_wait_seconds: crate::crowd::TILE_WAIT_SECONDS,
         }
     }
 }

@@ -20,7 +20,8 @@ use crate::walk::membership::CurrentRoom;
 use crate::walk::movement::report_detour;
 use crate::walker::{PlayerWalker, WalkPath, Walker};
 
-/// A tile-step walker that has waited this long for a tile stops (its walk ends
+/// The default of [`WalkTuning::tile_wait_seconds`]: a tile-step walker that has
+/// waited this long for a tile stops (its walk ends
 /// [`Blocked`](crate::StopReason::Blocked)): one sent onto a tile someone stands on,
 /// or two meeting head-on in a corridor one tile wide where neither can back off
 /// (no free tile off the other's way within 16 steps).
@@ -159,7 +160,7 @@ pub(crate) fn reserve_tiles(
         }
         motion.hold = true;
         motion.waited += dt;
-        motion.blocked = motion.waited >= TILE_WAIT_SECONDS;
+        motion.blocked = motion.waited >= tuning.tile_wait_seconds;
         // Head-on: the holder waits for this walker's tile. The one farther from the
         // end of its walk (later in this order) backs off.
         if let Some(holder) = holder

@@ -611,6 +611,49 @@ fn tile_walkers_file_through_a_door() {
     }
 }
 
+/// A tile walker sent onto the tile another stands on waits
+/// `WalkTuning::tile_wait_seconds` for it, then stops (`Blocked`): half a second
+/// when the game asks for that, not the default three.
+#[test]
+fn a_tile_walker_waits_for_a_held_tile_as_long_as_the_tuning_says() {
+    for pace in Pace::BOTH {
+        let size = (8, 3);
+        let mut app = headless_app(WalkmaskPlugin {
+            tuning: WalkTuning {
+                tile_wait_seconds: 0.5,
+                ..default()
+            },
+            ..pace.plugin()
+        });
+        add_log(&mut app);
+        let mask = add_mask(&mut app, size.0, size.1, |_, y| u8::from(y == 1));
+        app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
+        let mover = spawn_tile_walker(&mut app, 64.0, (1, 1), size);
+        let _stander = spawn_tile_walker(&mut app, 64.0, (6, 1), size);
+        app.update();
+        let id = send(&mut app, mover, tile_centre(6, 1, size));
+        let mut clock = pace.clock();
+        let frames = clock.until(&mut app, 400, |world| {
+            world
+                .resource::<Log>()
+                .kinds(id)
+                .iter()
+                .any(|k| matches!(k, Kind::Stopped(..)))
+        });
+        let kinds = app.world().resource::<Log>().kinds(id);
+        assert!(
+            matches!(kinds.last(), Some(Kind::Stopped(StopReason::Blocked, _))),
+            "{pace:?}: {kinds:?}"
+        );
+        // Four tiles at 64 units a second take one second; then half a second's wait.
+        let seconds = frames as f32 * 0.016;
+        assert!(
+            (1.0..2.5).contains(&seconds),
+            "{pace:?}: stopped after {seconds} s"
+        );
+    }
+}
+
 /// Two tile walkers meeting head-on in a corridor one tile wide do not wait for ever:
 /// one backs off to the nearest tile off the other's way (a pocket beside the
 /// corridor, ahead of either, or the room the corridor leaves), lets the other pass

@@ -57,7 +57,7 @@
 //! to the room scene; `--crowd` is `--scene crowd`.
 //!
 //! ```text
-//! cargo run --release --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--hover | --hover-rest]
+//! cargo run --release -p walkmask_bench --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;

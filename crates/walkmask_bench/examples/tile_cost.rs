@@ -14,7 +14,7 @@
 //!   time, and the fields filled.
 //!
 //! ```text
-//! cargo run --release --example tile_cost --features tilemap
+//! cargo run --release -p walkmask_bench --example tile_cost --features tilemap
 //! ```
 
 use std::time::{Duration, Instant};
