@@ -1,97 +1,88 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! # bevy_walkmask
 //!
-//! Pixel-accurate click-to-walk for Bevy point-and-click games, over walk-mask images
-//! (the [`walkmask`] core, re-exported).
+//! Pixel-accurate click-to-walk pathfinding for Bevy point-and-click games. Paint
+//! where characters may walk in a **walk mask** (an image the size of the room, in
+//! numbered areas that game state turns on and off), click, and the avatar walks
+//! there along a short, natural, any-angle path that never crosses a blocked pixel.
+//! The engine-agnostic core is [`walkmask`], re-exported.
 //!
-//! * [`WalkMask`]: an asset loaded from `*.walk.png` files ([`WalkMaskLoader`],
-//!   decoding rule in [`WalkMaskLoaderSettings`], set per file in a `.meta` file or
-//!   per load).
-//! * [`WalkRoom`]: places a mask in the room entity's space (centred, `scale` units
-//!   per pixel, under the room's whole `GlobalTransform`) and says which areas are
-//!   enabled right now.
-//! * [`WalkObstacle`]: a footprint (a guard, a cart) that walkers' paths keep out of
-//!   while it is solid; walkers re-plan when one moves into or out of their way.
-//!   [`Walker::radius`] keeps a walker's paths that far from walls and obstacles.
-//! * [`WalkScaling`] on a room and [`DepthScale`] on a walker: characters scale with
-//!   depth (per area, fixed or linear between the area's top and bottom, or from a
-//!   greyscale scale map), and their speed can follow.
-//! * [`Walker`]: walks at a constant speed; [`PlayerWalker`] walkers follow left clicks on
-//!   their room (through Bevy picking, [`ClickInput`]). Ask for a walk with a
-//!   [`WalkRequest`] message or [`commands.entity(e).walk_to(p)`](WalkCommandsExt::walk_to);
-//!   both give a [`RequestId`]. A request can say what to face on arrival ([`FaceTarget`]),
-//!   or move the walker through given points ignoring the mask ([`WalkRoute::Anywhere`],
-//!   for cutscenes).
-//! * [`WalkInput`]: a direction from the keyboard or a stick walks a walker that way,
-//!   sliding along walls.
-//! * [`WalkChase`]: walkers that chase another entity, all tracing one distance field
-//!   from it (a horde costs one fill per step of its prey).
-//! * [`Facing`]: which of 4 or 8 directions a walker faces, following its movement
-//!   with hysteresis, for picking its walk and stand loops.
-//! * The walk lifecycle (every state, input and outcome) is drawn in [`outcome`]; its
-//!   thresholds and switches are in [`WalkTuning`].
-//! * Every request gets exactly one answer carrying its id: [`PathReady`],
-//!   [`PathUnreachable`] or [`PathCancelled`]. Every walk that starts ends exactly
-//!   once: [`Arrived`] or [`WalkStopped`]; in between, [`PathReplanned`] reports each
-//!   re-plan. Each is both an [`EntityEvent`] on the walker (observe it) and a
-//!   [`Message`] (read it). See [`outcome`] for the whole contract.
-//! * [`WalkQuery`]: questions from game code without moving anyone (is this spot
-//!   walkable, which area is it in, the nearest walkable point, how far a straight
-//!   line gets, is B reachable from A, a path from A to B on the task pool).
-//! * [`WalkHover`]: what a click at the pointer would do (reachable, snapped, the walk
-//!   and its length), answered every frame from the player's warm field, for cursors
-//!   and path previews.
-//! * With the `tilemap` feature, `tilemap::WalkTileLayer` makes a bevy_ecs_tilemap
-//!   tile layer a room.
-//! * Paths are computed on Bevy's [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool).
-//! * While a walker stands still, the distance field from where it stands is filled in
-//!   the background ([`WarmFieldCache`]), so its next walk is traced in microseconds.
+//! New here? The [guide] explains everything below, one chapter per topic.
 //!
-//! ## Threads
+//! ## What it does
 //!
-//! With Bevy's `multi_threaded` feature (part of Bevy's default features), grids,
-//! fills and searches run on the async compute pool's threads; the main thread starts
-//! tasks, polls them, checks the straight steps that join an answer to a walker that
-//! moved meanwhile, and traces hover answers from warm fields. Two things can make it
-//! wait or work more: under [`AnswerTiming::AfterFrames`], `Poll` waits for a search
-//! that has not finished when its answer is due; and a change to a room's blocking
-//! regions copies its mask with their pixels blocked (one pass over the mask, once per
-//! change). Without it (a build without `multi_threaded`, or the
-//! web), Bevy runs a pool task on the thread that spawns it, inside `spawn`: every
-//! search then runs on the main thread during [`WalkmaskSystems::Plan`], and its answer
-//! is applied in the same frame's [`WalkmaskSystems::Poll`]. Everything else (answers,
-//! outcomes, budgets) is the same; keep masks small or warm fields off there if frame
-//! time matters.
+//! * **Walk masks** as assets: [`WalkMask`], loaded from `*.walk.png` files by
+//!   [`WalkMaskLoader`] with a decode rule from [`WalkMaskLoaderSettings`] (guide:
+//!   [painting](guide::painting)).
+//! * **Rooms and areas**: [`WalkRoom`] places a mask in the world and says which of
+//!   its areas are open; mask pixels map to world positions through [`MaskMapping`]
+//!   ([coordinates](guide::coordinates), [rooms](guide::rooms)).
+//! * **Walking**: [`Walker`]s walk at a constant speed; [`PlayerWalker`]s follow
+//!   clicks ([`ClickInput`]). Game code asks with a [`WalkRequest`] or
+//!   [`WalkCommandsExt::walk_to`], routes cutscenes with [`WalkRoute::Anywhere`],
+//!   steers with [`WalkInput`], chases with [`WalkChase`], and turns walkers with
+//!   [`Facing`]. [`WalkHover`] says what a click at the pointer would do, and
+//!   [`WalkQuery`] answers questions without moving anyone
+//!   ([walking](guide::walking)).
+//! * **Outcomes**: every request gets exactly one answer ([`PathReady`],
+//!   [`PathUnreachable`], [`PathCancelled`]), every walk ends once ([`Arrived`],
+//!   [`WalkStopped`]), and every request ends once with [`RequestEnded`]; each is an
+//!   entity event and a message. The contract is in [`outcome`]
+//!   ([scripting](guide::scripting)).
+//! * **Hotspots**: [`WalkHotspots`] and [`Hotspot`] entities, picked by the pointer,
+//!   walked to and acted on ([`InteractionArrived`]) ([rooms](guide::rooms#hotspots)).
+//! * **Regions**: [`WalkRegions`] sends [`RegionEntered`] and [`RegionExited`], and
+//!   slows, tints, scales or blocks walkers inside ([rooms](guide::rooms#regions)).
+//! * **Exits**: [`RoomEdges`], [`RoomExit`] and [`SpawnPoint`], with
+//!   [`ExitCommandsExt::enter_room`] ([rooms](guide::rooms#exits-edges-and-spawn-points)).
+//! * **Walk-behinds**: [`WalkBehinds`] cuts parts of the room's picture into
+//!   sprites drawn over the characters behind them
+//!   ([rooms](guide::rooms#baselines-depth-and-walk-behinds)).
+//! * **Baselines and depth**: [`Baseline`] and [`DepthSorting`] draw lower
+//!   baselines in front ([rooms](guide::rooms#baselines-depth-and-walk-behinds)).
+//! * **Scaling**: [`WalkScaling`] on a room and [`DepthScale`] on a walker scale
+//!   characters with depth, per area ([`AreaScale`]) or from a [`ScaleMap`]
+//!   ([rooms](guide::rooms#scaling-with-depth)).
+//! * **Obstacles and avoidance**: solid [`WalkObstacle`] footprints, a clearance
+//!   [`Walker::radius`], walkers that avoid each other ([`Avoidance`]) and crowds
+//!   that share one distance field ([crowds](guide::crowds)).
+#![cfg_attr(
+    feature = "tilemap",
+    doc = "* **Tile rooms**: [`tilemap::WalkTileLayer`] makes a bevy_ecs_tilemap layer a room"
+)]
+#![cfg_attr(
+    not(feature = "tilemap"),
+    doc = "* **Tile rooms**: `tilemap::WalkTileLayer` makes a bevy_ecs_tilemap layer a room"
+)]
+//!   (feature `tilemap`; [tilemap](guide::tilemap)).
+//! * **The debug plugin**: [`WalkmaskDebugPlugin`] draws masks, layers, paths and
+//!   footprints; [`WalkmaskDebug`] switches it ([rooms](guide::rooms#the-debug-overlay)).
+//! * **Diagnostics**: [`WalkmaskDiagnosticsPlugin`] reports the planner to Bevy's
+//!   diagnostics, [`WalkStats`] counts outcomes, and the caches ([`NavGridCache`],
+//!   [`WarmFieldCache`]) have budgets ([performance](guide::performance)).
+//! * **Determinism**: [`AnswerTiming::AfterFrames`] with
+//!   [`WalkmaskPlugin::in_schedule`] gives the same positions step by step
+//!   ([scripting](guide::scripting#determinism)).
 //!
-//! World coordinates are Bevy 2D (y up); mask coordinates are pixels (y down).
+//! Paths are computed on Bevy's
+//! [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool); the main thread
+//! never builds grids or searches (with Bevy's `multi_threaded`; see
+//! [performance](guide::performance#threads)). The plugin's systems run in
+//! [`WalkmaskSystems`]. Questions the guide does not answer are in the
+//! [FAQ](guide::faq).
 //!
-//! ## Destinations the mask cannot reach
+//! ## Cargo features
 //!
-//! A destination on a blocked pixel, in an area the walker may not use, in a region it
-//! cannot reach, or outside the mask (clamped to the mask's edge first) is snapped to
-//! the nearest reachable pixel: [`PathReady`] with `snapped: true`, and the walk ends
-//! there. With [`WalkmaskPlugin::snap_to_reachable`] off, such requests get
-//! [`PathUnreachable`] instead. A NaN or infinite target, a missing room, or a mask
-//! that is missing or failed to load also give [`PathUnreachable`]. A walker standing
-//! on a blocked pixel steps onto the nearest walkable one at once (as Adventure
-//! Game Studio does) and walks on from there.
-//!
-//! ## Systems
-//!
-//! Chained, in [`WalkmaskPlugin::schedule`] ([`Update`] by default):
-//! [`WalkmaskSystems::Plan`] (changes, re-plans, requests, task spawning, warm-ups) ->
-//! [`WalkmaskSystems::Poll`] (finished tasks) -> [`WalkmaskSystems::Move`] (walking).
-//! [`WalkmaskSystems::Input`] (clicks without picking, the hover pointer) runs in
-//! `Update`, before `Plan` when that is in `Update` too. Picking clicks arrive through
-//! an observer and become requests read in `Plan`. Order your own systems against
-//! these sets; write requests before `Plan` to have them start the same frame.
-//!
-//! ## Determinism
-//!
-//! With [`AnswerTiming::AfterFrames`] every answer lands a fixed number of frames
-//! after its search starts, and answers do not depend on how fast the pool's threads
-//! ran; run the plugin in `FixedUpdate` ([`WalkmaskPlugin::in_schedule`]) and the same
-//! inputs at the same steps give the same waypoints and positions step by step
-//! (replays, lockstep). [`AnswerTiming`] says exactly what is promised.
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `debug_overlay` | yes | [`WalkmaskDebugPlugin`]: the mask tinted by area, paths and click points (gizmos and a sprite) |
+//! | `picking` | yes | click to walk through Bevy picking ([`ClickInput::Picking`]); the game enables a picking backend such as `sprite_picking` |
+//! | `walk_behinds` | yes | [`WalkBehinds`] (needs `sprites`) |
+//! | `sprites` | yes | [`TintedByRegion`]: sprites coloured by the region their walker is in |
+//! | `background_searches` | yes | [`background_searches`]: path searches below the game's own threads (no effect in the browser) |
+//! | `trace` | no | tracing spans round searches, grid, index and field builds and crowd solves, and Bevy's system spans |
+//! | `hot_reload` | no | masks loaded again when their files change on disk |
+//! | `tilemap` | no | rooms made of bevy_ecs_tilemap tile layers (the `tilemap` module; pulls in Bevy's renderer) |
 //!
 //! ## Example
 //!
@@ -121,7 +112,11 @@
 //!     ));
 //! }
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 /// Opens a tracing span named `$name` until the end of the enclosing block, with the
 /// `trace` feature (nothing without it). For synchronous work on pool threads:
@@ -141,6 +136,7 @@ pub mod debug;
 pub mod depth;
 pub mod diagnostics;
 pub mod facing;
+pub mod guide;
 pub mod hover;
 mod input;
 pub mod layers;
