@@ -9,10 +9,13 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 
 fn main() {
-    App::new()
-        .add_plugins((DefaultPlugins, WalkmaskPlugin::default()))
-        .add_systems(Startup, setup)
-        .run();
+    App::new().add_plugins((DefaultPlugins, example)).run();
+}
+
+/// The example itself, as a plugin: the walkmask plugin and the room.
+pub fn example(app: &mut App) {
+    app.add_plugins(WalkmaskPlugin::default())
+        .add_systems(Startup, setup);
 }
 
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {

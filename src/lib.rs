@@ -275,7 +275,7 @@ pub struct WalkmaskPlugin {
     /// Default: on when the machine has more than two cores. A fill keeps one core
     /// busy for a few milliseconds (about 14 ms for 1920 x 1080); with only two cores
     /// the operating system then preempts the main thread now and then, which showed as
-    /// a 4.8 ms p99 main-thread cost with 100 walkers (`examples/frame_cost.rs`)
+    /// a 4.8 ms p99 main-thread cost with 100 walkers (`crates/walkmask_bench/examples/frame_cost.rs`)
     /// against 0.27 ms with warm fields off.
     pub warm_fields: bool,
     /// Upper bound on the bytes of distance fields kept ([`WarmFieldCache`]: warm

@@ -269,7 +269,7 @@ pub(crate) fn forget_changed_masks(
 ) {
     for failure in failures.read() {
         error!(
-            "walk mask '{}' failed to load ({}); walk requests in rooms using it are answered with PathUnreachable",
+            "'{}' failed to load ({}): rooms with it as their walk mask answer walk requests with PathUnreachable; as a scale map or a layer of ids it is not used",
             failure.path, failure.error
         );
     }

@@ -17,6 +17,7 @@ mod cutscene;
 mod depth;
 mod determinism;
 mod diagnostics;
+mod examples;
 mod exits;
 mod facing;
 mod hotspots;
