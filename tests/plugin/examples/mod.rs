@@ -16,15 +16,18 @@ use bevy_walkmask::prelude::*;
 
 mod crowd;
 mod fixed_update;
+#[cfg(feature = "picking")]
 mod hotspots;
 mod keyboard_and_gamepad;
 mod minimal;
 mod own_input;
+#[cfg(feature = "sprites")]
 mod regions;
 mod scripted_walks;
 #[cfg(feature = "tilemap")]
 mod tilemap;
 mod two_rooms;
+#[cfg(feature = "walk_behinds")]
 mod walk_behinds;
 
 /// The repository's asset folder, which the examples load from.
