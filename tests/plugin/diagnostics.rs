@@ -30,7 +30,7 @@ fn values(app: &App, path: &bevy::diagnostic::DiagnosticPath) -> Vec<f64> {
 /// Three walks round the wall, one to a pixel inside it (snapped), one request
 /// superseded by the next and one for a walker that does not exist: each request is
 /// counted once by how it ended, and the latency of the paths is two frames exactly
-/// under `AfterFrames(2)`, at most a few frames paced.
+/// under `AfterFrames(2)`, at most a second's frames paced.
 #[test]
 fn requests_are_counted_once_each_with_their_answer_frames() {
     for pace in Pace::BOTH {
@@ -47,7 +47,13 @@ fn requests_are_counted_once_each_with_their_answer_frames() {
         let ghost = Entity::from_raw_u32(9_999).unwrap();
         ids.push(request(&mut app, ghost, px(5, 5)));
         clock.frame(&mut app);
-        assert_eq!(stats(&app).waiting, 1, "{pace:?}: the walk in flight");
+        // The walk's request waits for its search: exactly two frames under
+        // `AfterFrames(2)`; paced, its answer may already have landed.
+        let waiting = stats(&app).waiting;
+        match pace {
+            Pace::Exact(_) => assert_eq!(waiting, 1, "{pace:?}: the walk in flight"),
+            Pace::Paced => assert!(waiting <= 1, "{pace:?}: {waiting} waiting"),
+        }
         clock.until(&mut app, 600, |world| {
             world.resource::<WalkStats>().waiting == 0
                 && world.get::<WalkState>(walker) == Some(&WalkState::Arrived)
@@ -86,10 +92,16 @@ fn requests_are_counted_once_each_with_their_answer_frames() {
                 );
             }
             Pace::Paced => {
-                assert!(s.max_answer_frames <= 8, "{pace:?}: {s:?}");
+                // A second at most, even on a loaded machine (the first answer
+                // waits for the room's grid); the store holds what was counted.
+                assert!(s.max_answer_frames <= 60, "{pace:?}: {s:?}");
                 let measured = values(&app, &WalkmaskDiagnosticsPlugin::ANSWER_FRAMES);
                 assert_eq!(measured.len(), 2, "{pace:?}: {measured:?}");
-                assert!(measured.iter().all(|f| *f <= 8.0), "{measured:?}");
+                assert_eq!(measured.iter().sum::<f64>(), s.answer_frames as f64);
+                assert_eq!(
+                    measured.iter().copied().fold(0.0, f64::max),
+                    s.max_answer_frames as f64
+                );
             }
         }
         assert_eq!(s.mean_answer_frames(), Some(s.answer_frames as f64 / 2.0));

@@ -46,14 +46,6 @@ fn caption(app: &mut App) -> String {
         .clone()
 }
 
-fn position(app: &App, walker: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(walker)
-        .unwrap()
-        .translation
-        .truncate()
-}
-
 #[test]
 fn using_the_bell_walks_up_to_it_and_rings_it_once() {
     let (mut app, player) = app();

@@ -7,14 +7,6 @@ use super::*;
 #[path = "../../../examples/keyboard_and_gamepad.rs"]
 mod example;
 
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(entity)
-        .unwrap()
-        .translation
-        .truncate()
-}
-
 #[test]
 fn arrow_keys_steer_the_player_and_take_over_from_a_walk() {
     let mut app = example_app(example::example);

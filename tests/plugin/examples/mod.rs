@@ -72,6 +72,15 @@ pub fn frames_until(
     panic!("{what}: not reached in {max} frames");
 }
 
+/// World position of `entity`.
+pub fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(entity)
+        .expect("a transform")
+        .translation
+        .truncate()
+}
+
 /// The example's player walker (the one entity with `PlayerWalker`).
 pub fn player(app: &mut App) -> Entity {
     app.world_mut()

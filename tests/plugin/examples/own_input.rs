@@ -9,14 +9,6 @@ mod example;
 
 use example::{FloorClick, InputLocked, Refused};
 
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(entity)
-        .unwrap()
-        .translation
-        .truncate()
-}
-
 #[test]
 fn floor_clicks_walk_refuse_or_wait_as_the_game_says() {
     let mut app = example_app(example::example);

@@ -34,14 +34,6 @@ fn current_room(world: &World, walker: Entity) -> Option<Entity> {
     world.get::<CurrentRoom>(walker).and_then(CurrentRoom::get)
 }
 
-fn position(app: &App, walker: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(walker)
-        .unwrap()
-        .translation
-        .truncate()
-}
-
 fn camera_x(app: &mut App) -> f32 {
     app.world_mut()
         .query_filtered::<&Transform, With<Camera2d>>()
