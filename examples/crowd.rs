@@ -1,10 +1,5 @@
 //! A crowd: 300 walkers follow the player round the lobby, or go where the player
-//! clicks, sharing one distance field per destination and keeping out of each
-//! other's way.
-//!
-//! ```text
-//! cargo run --release --example crowd
-//! ```
+//! clicks. `cargo run --release --example crowd`
 //!
 //! Click to walk; the crowd follows. `F` switches between following the player (to
 //! the player's feet every half second) and going to the clicked point. With 300
