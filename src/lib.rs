@@ -526,6 +526,7 @@ impl Plugin for WalkmaskPlugin {
                     walk::movement::nudge_standing_walkers,
                     walk::hurry::hurry_walks,
                     walk::movement::move_walkers,
+                    walk::separation::keep_walkers_apart,
                     walk::membership::follow_rooms,
                     // Regions first: a region's scale rule applies in the frame the
                     // walker enters it.

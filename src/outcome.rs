@@ -57,6 +57,7 @@
 //! | Walking | last waypoint reached | Arrived (or Planning if a request's job runs) | `Arrived` |
 //! | Walking | room, mask, areas or walker settings change; a solid obstacle enters or leaves the path | Walking + re-plan job | — |
 //! | Walking | moved by game code | Walking + re-plan job; stands until it lands | — |
+//! | Walking | held back by other walkers, no nearer its end for 3 s, then again for 3 s after a re-plan | Unreachable | `WalkStopped` (`Blocked`) |
 //! | any | route through given points ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)) | Walking (no job) | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`); `PathReady` |
 //! | any | `stop_walking` | Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Stopped`) |
 //! | any | steering input not zero | Walking while it moves, else Idle | job's requests: `PathCancelled`; walk: `WalkStopped` (`Superseded`) |
@@ -209,7 +210,9 @@ pub enum StopReason {
     /// leaves the walker standing).
     Superseded,
     /// A re-plan found no way on (an area closed around the walker, or with snapping
-    /// off the destination closed); the walker stands where it was.
+    /// off the destination closed), other walkers kept it from its end (it got no
+    /// nearer for 3 seconds, and again after a re-plan), or a tile-step walker waited
+    /// too long for its next tile; the walker stands where it was.
     Blocked,
     /// The walker was despawned or lost its [`Walker`](crate::Walker) component.
     Removed,

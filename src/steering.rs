@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 use walkmask::obstacles::{Obstacle, ObstacleView, Obstacles};
-use walkmask::snap::nearest_walkable;
+use walkmask::snap::nearest_step_off;
 use walkmask::{NavGrid, Point};
 
 use crate::asset::WalkMask;
@@ -199,8 +199,8 @@ impl SteerStep<'_> {
         let wanted = position + self.push * speed;
         let mut from = mapping.world_to_mask(position);
         if grid.region_at(from).is_none() {
-            // Standing on a blocked pixel: step onto the nearest walkable one first.
-            let (x, y) = nearest_walkable(&grid, from)?;
+            // Standing on a blocked pixel: step off it first (in sight over the floor).
+            let (x, y) = nearest_step_off(&grid, from)?;
             from = Point::new(x as f32 + 0.5, y as f32 + 0.5);
         }
         let to_mask = mapping.world_to_mask(wanted);

@@ -10,7 +10,8 @@ use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector
 use super::Avoidance;
 use super::grids::WalkerGrids;
 use super::motion::{
-    ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, REPLAN_STALLED_SECONDS, STAND_STALLED_SECONDS,
+    ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, REPLAN_STALLED_SECONDS, STALLED_REPLANS,
+    STAND_STALLED_SECONDS,
 };
 use super::velocities::{CrowdVelocities, SolveKey, Want, on_path};
 use crate::placement::{Parents, walker_xy};
@@ -229,6 +230,7 @@ pub(crate) fn gather_crowd(
         let mut claim = None;
         let mut remaining = 0.0;
         motion.replan = None;
+        motion.gave_up = None;
         if let Some(path) = path.filter(|_| walking && !scripted) {
             // A spot for another request, or for an end the walk no longer has.
             if motion.spot.is_some_and(|spot| {
@@ -269,13 +271,30 @@ pub(crate) fn gather_crowd(
                 {
                     motion.stalled += dt;
                 }
-                _ => {
+                best => {
+                    // Got nearer on the same walk: the re-plans it took were no dead end.
+                    if best.is_some_and(|(request, _)| request == path.request)
+                        || motion
+                            .stalled_replans
+                            .is_some_and(|(r, _)| r != path.request)
+                    {
+                        motion.stalled_replans = None;
+                    }
                     motion.best_remaining = Some((path.request, remaining));
                     motion.stalled = 0.0;
                 }
             }
             if motion.stalled >= REPLAN_STALLED_SECONDS {
-                motion.replan = Some(path.request);
+                let replans = match motion.stalled_replans {
+                    Some((request, n)) if request == path.request => n,
+                    _ => 0,
+                };
+                if replans < STALLED_REPLANS {
+                    motion.replan = Some(path.request);
+                    motion.stalled_replans = Some((path.request, replans + 1));
+                } else {
+                    motion.gave_up = Some(path.request);
+                }
                 motion.stalled = 0.0;
                 motion.best_remaining = None;
             }

@@ -26,6 +26,11 @@ pub(crate) struct CrowdMotion {
     /// Blocked for [`REPLAN_STALLED_SECONDS`] on the walk that answers this request:
     /// plan it again from where it is.
     pub(crate) replan: Option<RequestId>,
+    /// Re-plans of the walk that answers this request that led no nearer its end.
+    pub(super) stalled_replans: Option<(RequestId, u8)>,
+    /// Still blocked after [`STALLED_REPLANS`] such re-plans: the walk that answers
+    /// this request ends [`Blocked`](crate::StopReason::Blocked) where it is.
+    pub(crate) gave_up: Option<RequestId>,
     /// A tile-step walker waits this frame: the tile it steps into is taken.
     pub(crate) hold: bool,
     /// A tile-step walker waited `TILE_WAIT_SECONDS` for its next tile: its walk ends
@@ -48,6 +53,9 @@ pub(super) const STAND_STALLED_SECONDS: f32 = 1.0;
 /// A walker whose walk got no shorter for this long is planned again from where it
 /// is (another way may be open).
 pub(super) const REPLAN_STALLED_SECONDS: f32 = 3.0;
+/// A walker blocked for [`REPLAN_STALLED_SECONDS`] again after this many re-plans
+/// that led it no nearer gives up: its walk ends blocked, rather than wait for ever.
+pub(super) const STALLED_REPLANS: u8 = 1;
 
 /// Where a walker stands at the end of its walk instead of the end itself.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -195,7 +195,8 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
 }
 
 /// Ends the walk of a walker that could not go on (a tile-step walker that waited
-/// too long for its next tile): it stands, [`WalkState::Unreachable`], its walk
+/// too long for its next tile, a walker still blocked by others after re-planning):
+/// it stands, [`WalkState::Unreachable`], its walk
 /// ended [`Blocked`](StopReason::Blocked).
 pub(crate) fn block_walker(world: &mut World, walker: Entity) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {

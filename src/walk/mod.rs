@@ -8,8 +8,9 @@
 //! * [`answer`]: finished tasks are joined to where the walker got to and applied;
 //! * [`end`]: requests answered unreachable or cancelled, walks stopped, walkers
 //!   removed;
-//! * [`movement`]: walkers walk their paths and arrive; [`hurry`]: walks skipped to
-//!   their end or walked faster;
+//! * [`movement`]: walkers walk their paths and arrive; [`separation`]: walkers
+//!   that overlap after moving pushed apart; [`hurry`]: walks skipped to their end or
+//!   walked faster;
 //! * [`membership`]: the room each walker is in ([`CurrentRoom`]), which every
 //!   feature that groups walkers by room reads;
 //! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
@@ -36,6 +37,7 @@ pub(crate) mod membership;
 pub(crate) mod movement;
 pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
+pub(crate) mod separation;
 pub(crate) mod speed;
 pub(crate) mod start;
 pub(crate) mod stats;

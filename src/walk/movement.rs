@@ -42,7 +42,7 @@ type MovingWalker = (
 /// it walks there through [`WalkerGrid::slide`], never straight through a wall, until
 /// it reaches it (or its walk is planned again).
 #[derive(Component, Default, Clone, Copy, Debug)]
-pub(crate) struct OffPath(bool);
+pub(crate) struct OffPath(pub(super) bool);
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
 /// carrying leftover distance around corners; ends the walk with [`Arrived`]. A
@@ -132,6 +132,17 @@ pub(crate) fn move_walkers(
         if motion.replan == Some(path.request) && !planning && !scripted {
             debug!("walker {entity}: blocked, re-planning");
             queue_replan(&mut commands, entity, &path, chaser);
+        }
+        if motion.gave_up == Some(path.request) && !planning && !scripted {
+            debug!("walker {entity}: still blocked after re-planning, stopping");
+            heading.set_if_neq(WalkHeading(Vec2::ZERO));
+            let request = path.request;
+            commands.queue(move |world: &mut World| {
+                if world.get::<WalkPath>(entity).map(|p| p.request) == Some(request) {
+                    block_walker(world, entity);
+                }
+            });
+            continue;
         }
         if let Some(velocity) = wanted {
             let Some((grid, to)) = grids.of(walker, start).and_then(|grid| {

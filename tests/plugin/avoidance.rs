@@ -981,3 +981,46 @@ fn walkers_needing_two_grids_under_a_budget_for_one_both_arrive() {
         assert_contract(app.world().resource::<Log>(), &ids);
     }
 }
+
+/// Twelve walkers of radius 4 queueing through a door 12 pixels wide never come
+/// closer than 0.9 x the sum of their radii, all the way through and after.
+#[test]
+fn a_queue_through_a_door_keeps_walkers_apart() {
+    for pace in Pace::BOTH {
+        let (w, h) = (200, 100);
+        // A wall at x = 100..=105 with a door at y = 44..56.
+        let walkable = |x: u32, y: u32| !(100..=105).contains(&x) || (44..56).contains(&y);
+        let mut app = room_app(pace, w, h, walkable);
+        let points: Vec<Vec2> = rows_of(12, 3, Vec2::new(-60.0, -12.0), Vec2::new(10.0, 12.0));
+        let walkers = spawn_all(&mut app, &points, 4.0, 70.0);
+        app.update();
+        let ids = send_all(&mut app, &walkers, Vec2::new(60.0, 0.0));
+        let mut clock = pace.clock();
+        let mut closest = f32::INFINITY;
+        let mut when = 0;
+        let log_arrived = |app: &App| {
+            let log = app.world().resource::<Log>();
+            walkers.iter().all(|&(e, _)| log.has(e, |k| k.is_end()))
+        };
+        for frame in 1..=3000 {
+            clock.frame(&mut app);
+            assert_clear_of_walls(&app, &walkers, (w, h), &walkable);
+            let now = closest_pair(&app, &walkers);
+            if now < closest {
+                (closest, when) = (now, frame);
+            }
+            if log_arrived(&app) {
+                break;
+            }
+        }
+        clock.frames(&mut app, 30);
+        closest = closest.min(closest_pair(&app, &walkers));
+        assert!(log_arrived(&app), "{pace:?}: not every walk ended");
+        assert!(
+            closest >= 0.9,
+            "{pace:?}: two walkers {:.2} apart (frame {when})",
+            closest * 8.0
+        );
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}

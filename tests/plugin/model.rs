@@ -37,8 +37,8 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus, WalkStats};
 use common::{
-    Kind, Log, add_log, add_mask, assert_contract, deterministic, headless_app, px, request, run,
-    run_until,
+    FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, deterministic, headless_app,
+    px, request, run, run_until,
 };
 
 /// The room's region layer: 1 on the band x = 10..=12, 2 on the line x = 20 (one
@@ -110,6 +110,10 @@ fn hotspot(id: u8) -> Hotspot {
             .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
     }
 }
+
+/// Frames (24 s of game time) in which every walk must end once nothing more is
+/// asked: a walker put far off its room's mask by game code walks back to it first.
+const QUIET_FRAMES: u32 = 1500;
 
 /// The second room, which the exit leads to.
 #[derive(Component)]
@@ -225,12 +229,18 @@ struct Case {
     hotspots: Vec<Entity>,
     /// Interactions started, by walker.
     interactions: HashMap<Entity, u32>,
+    /// Frames paced in real time (16 ms of wall clock a frame), or back to back.
+    clock: Option<FrameClock>,
+    /// Walkers game code put somewhere (spawned, moved) that have not walked since:
+    /// they may stand where their grid does not let them, and nothing moves them.
+    placed: HashSet<Entity>,
 }
 
 impl Case {
-    fn new(seed: u64) -> Self {
+    fn new(seed: u64, paced: bool) -> Self {
         let mut rng = Rng::new(seed);
         let timing = match rng.below(5) {
+            _ if paced => AnswerTiming::WhenReady,
             0 => AnswerTiming::AfterFrames(0),
             1 => AnswerTiming::AfterFrames(1),
             2 => AnswerTiming::AfterFrames(3),
@@ -333,8 +343,11 @@ impl Case {
             trace: Vec::new(),
             hotspots,
             interactions: HashMap::new(),
+            clock: paced.then(|| Pace::Paced.clock()),
+            placed: HashSet::new(),
         };
-        for _ in 0..1 + case.rng.below(6) {
+        let walkers = if paced { 10 } else { 1 + case.rng.below(6) };
+        for _ in 0..walkers {
             case.spawn_walker();
         }
         case
@@ -361,8 +374,11 @@ impl Case {
     fn spawn_walker(&mut self) {
         let at = self.random_walkable();
         let speed = 60.0 + self.rng.below(200) as f32;
-        // Half of them with a radius: those avoid each other.
-        let radius = if self.rng.chance(2) {
+        // Half of them with a radius: those avoid each other. Paced, a crowd of
+        // radius 0 to 3.
+        let radius = if self.clock.is_some() {
+            self.rng.below(4) as f32
+        } else if self.rng.chance(2) {
             0.0
         } else {
             0.5 + self.rng.below(5) as f32 * 0.5
@@ -379,6 +395,7 @@ impl Case {
         }
         let id = walker.id();
         self.walkers.push(id);
+        self.placed.insert(id);
     }
 
     fn pick(&mut self) -> Option<Entity> {
@@ -502,6 +519,7 @@ impl Case {
                     self.random_walkable()
                 };
                 if to.is_finite() {
+                    self.placed.insert(walker);
                     self.app
                         .world_mut()
                         .get_mut::<Transform>(walker)
@@ -632,14 +650,14 @@ impl Case {
     }
 
     /// One frame: operations, the streams, the update, then the per-frame checks.
-    fn frame(&mut self, seed: u64, frame: u32) {
+    fn frame(&mut self, seed: u64, frame: u32, quiet: bool) {
         self.trace.push(format!("frame {frame}"));
         // Walkers that observers despawned are gone from the model too.
         let world = self.app.world();
         self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
         self.streams
             .retain(|w, _| world.get::<Walker>(*w).is_some());
-        for _ in 0..self.rng.below(3) {
+        for _ in 0..if quiet { 0 } else { self.rng.below(3) } {
             self.operate();
         }
         let streams: Vec<(Entity, Vec2)> = self.streams.iter().map(|(e, p)| (*e, *p)).collect();
@@ -672,10 +690,14 @@ impl Case {
             .copied()
             .filter(|&w| self.walk_of(w).is_some_and(|r| self.anywhere.contains(&r)))
             .collect();
-        if self.rng.chance(3) {
-            std::thread::yield_now();
+        if let Some(clock) = &mut self.clock {
+            clock.frame(&mut self.app);
+        } else {
+            if self.rng.chance(3) {
+                std::thread::yield_now();
+            }
+            self.app.update();
         }
-        self.app.update();
         self.room_still = self.room_still.saturating_add(1);
         let after = self.positions();
         let ctx = format!("seed {seed}, frame {frame}");
@@ -705,14 +727,16 @@ impl Case {
                     .world()
                     .get::<WalkPath>(walker)
                     .map_or(&[][..], |p| &p.waypoints[..p.next.min(p.waypoints.len())]);
-                // Paths that landed this frame (and may have been walked to the end).
+                // Paths that landed this frame (and may have been walked to the end),
+                // from their first waypoint: a walker too wide for where it stands
+                // steps off to it first.
                 let landed: Vec<Vec<Vec2>> = self.app.world().resource::<Log>().observed
                     [self.seen_entries..]
                     .iter()
                     .filter(|e| e.entity == walker)
                     .filter_map(|e| match &e.kind {
                         Kind::Ready { waypoints, .. } | Kind::Replanned { waypoints, .. } => {
-                            Some(waypoints.get(1..).unwrap_or(&[]).to_vec())
+                            Some(waypoints.clone())
                         }
                         _ => None,
                     })
@@ -739,6 +763,13 @@ impl Case {
                 );
             }
             self.check_state(walker, &ctx);
+        }
+        // A walker that walked since game code placed it stands where its grid lets
+        // it.
+        for entry in &self.app.world().resource::<Log>().observed[self.seen_entries..] {
+            if matches!(entry.kind, Kind::Ready { .. }) {
+                self.placed.remove(&entry.entity);
+            }
         }
         self.check_regions(&ctx);
         self.check_answers(&ctx);
@@ -900,6 +931,148 @@ impl Case {
         self.seen_entries = log.observed.len();
     }
 
+    /// Quiet frames: nothing more is asked, chases, steering and routes through given
+    /// points end, and every other walk must end by itself (arrived, blocked or
+    /// unreachable) within [`QUIET_FRAMES`], with its walker standing; then
+    /// walkers that avoid each other stand apart.
+    fn settle(&mut self, seed: u64) {
+        self.streams.clear();
+        let world = self.app.world();
+        self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
+        for &walker in &self.walkers.clone() {
+            self.app
+                .world_mut()
+                .entity_mut(walker)
+                .remove::<(WalkChase, WalkInput)>();
+            // A route through given points may be as long as the game likes.
+            if self
+                .walk_of(walker)
+                .is_some_and(|r| self.anywhere.contains(&r))
+            {
+                self.app
+                    .world_mut()
+                    .commands()
+                    .entity(walker)
+                    .stop_walking();
+            }
+        }
+        let first = 10_000;
+        for frame in first..first + QUIET_FRAMES {
+            self.frame(seed, frame, true);
+            if self.all_standing() {
+                // A few frames more for pushes apart to settle.
+                for frame in frame + 1..frame + 4 {
+                    self.frame(seed, frame, true);
+                }
+                self.check_apart(seed);
+                return;
+            }
+        }
+        let world = self.app.world();
+        let walking: Vec<String> = self
+            .walkers
+            .iter()
+            .filter(|&&w| world.get::<WalkState>(w) == Some(&WalkState::Walking))
+            .map(|&w| {
+                format!(
+                    "{w} at {:?}: {:?} {:?}\n  {:?}",
+                    world.get::<Transform>(w).map(|t| t.translation.truncate()),
+                    world.get::<Walker>(w),
+                    world.get::<WalkPath>(w),
+                    world
+                        .resource::<Log>()
+                        .observed
+                        .iter()
+                        .filter(|e| e.entity == w)
+                        .collect::<Vec<_>>()
+                )
+            })
+            .collect();
+        let everyone: Vec<String> = self
+            .walkers
+            .iter()
+            .map(|&w| {
+                format!(
+                    "{w} at {:?} radius {:?} {:?} solid {:?} {:?} motion {:?}",
+                    world.get::<Transform>(w).map(|t| t.translation.truncate()),
+                    world.get::<Walker>(w).map(|w| w.radius),
+                    world.get::<WalkState>(w),
+                    world.get::<WalkObstacle>(w),
+                    world.get::<Avoidance>(w),
+                    world.get::<CurrentRoom>(w),
+                )
+            })
+            .collect();
+        let unanswered: Vec<&RequestId> = self
+            .issued
+            .iter()
+            .filter(|id| !self.answers.contains_key(id))
+            .collect();
+        panic!(
+            "seed {seed}: {QUIET_FRAMES} quiet frames and walks still go on: {walking:#?}; unanswered {unanswered:?}; everyone {everyone:#?}\n{}",
+            self.trace.join("\n")
+        );
+    }
+
+    /// Walkers that avoid each other, standing on the floor of one room where they
+    /// walked, overlap by at most a tenth of their radii (a walker pinned against a wall by two others
+    /// may not find room to step aside).
+    fn check_apart(&self, seed: u64) {
+        let world = self.app.world();
+        let bodies: Vec<(Entity, Vec2, f32, Option<Entity>)> = self
+            .walkers
+            .iter()
+            .filter_map(|&w| {
+                let walker = world.get::<Walker>(w)?;
+                let avoids = world.get::<Avoidance>(w).is_some_and(|a| a.enabled);
+                let at = world.get::<Transform>(w)?.translation.truncate();
+                let room = world.get::<CurrentRoom>(w)?.get()?;
+                // Game code may leave walkers off the mask, where nothing moves them.
+                let room_at = if room == self.room {
+                    self.room_at
+                } else {
+                    Vec2::new(1000.0, 0.0)
+                };
+                let walked = !self.placed.contains(&w);
+                (avoids && walked && walker.radius > 0.0 && on_floor(at, room_at)).then_some((
+                    w,
+                    at,
+                    walker.radius,
+                    Some(room),
+                ))
+            })
+            .collect();
+        for (i, a) in bodies.iter().enumerate() {
+            for b in &bodies[i + 1..] {
+                if a.3 != b.3 || a.3.is_none() {
+                    continue;
+                }
+                let (distance, reach) = (a.1.distance(b.1), a.2 + b.2);
+                assert!(
+                    distance >= reach * 0.9,
+                    "seed {seed}: {} at {} and {} at {} stand {distance} apart, radii {} and {}\n{}",
+                    a.0,
+                    a.1,
+                    b.0,
+                    b.1,
+                    a.2,
+                    b.2,
+                    self.trace.join("\n")
+                );
+            }
+        }
+    }
+
+    /// Whether every walker stands, with nothing left to answer.
+    fn all_standing(&self) -> bool {
+        let world = self.app.world();
+        self.walkers.iter().all(|&w| {
+            world.get::<WalkPath>(w).is_none()
+                && world.get::<WalkState>(w) != Some(&WalkState::Walking)
+        }) && self.issued.iter().all(|id| self.answers.contains_key(id))
+            && world.resource::<PlannerStatus>().tasks_in_flight() == 0
+    }
+
     /// Lets everything end, then checks the whole log and what is left.
     fn finish(mut self, seed: u64) {
         let ctx = format!("seed {seed}, end");
@@ -981,11 +1154,24 @@ impl Case {
 }
 
 fn run_case(seed: u64) {
-    let mut case = Case::new(seed);
+    let mut case = Case::new(seed, false);
     let frames = 60 + case.rng.below(60);
     for frame in 0..frames {
-        case.frame(seed, frame);
+        case.frame(seed, frame, false);
     }
+    case.settle(seed);
+    case.finish(seed);
+}
+
+/// A case paced in real time: ten walkers of radius 0 to 3 (a third of them solid),
+/// answers when ready, 400 frames of operations at 60 frames a second, then quiet
+/// frames in which every walk must end.
+fn run_paced_case(seed: u64) {
+    let mut case = Case::new(seed, true);
+    for frame in 0..400 {
+        case.frame(seed, frame, false);
+    }
+    case.settle(seed);
     case.finish(seed);
 }
 
@@ -1001,6 +1187,24 @@ fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
         .unwrap_or(1);
     for seed in first..first + cases {
         run_case(seed);
+    }
+}
+
+/// The same operations paced as a game runs them, so that the pool's threads finish
+/// work between frames (timing-dependent: each case runs several times).
+/// `WALKMASK_PACED_CASES` sets the number of runs (default 4).
+#[test]
+fn paced_crowds_end_every_walk() {
+    let cases: u64 = std::env::var("WALKMASK_PACED_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for seed in first..first + cases {
+        run_paced_case(seed);
     }
 }
 

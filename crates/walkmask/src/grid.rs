@@ -308,6 +308,35 @@ impl NavGrid {
         self.inner.open[i] != 0 && self.obstacles.as_ref().is_none_or(|b| !b.get(i))
     }
 
+    /// Whether padded cell `i` is floor: inside the mask and in an enabled area,
+    /// clearance and obstacles aside (see [`crate::los::floor_line_of_sight`]).
+    pub(crate) fn floor_cells(&self) -> impl Fn(usize) -> bool + '_ {
+        let enabled = self.areas().lookup_table();
+        let (pw, w, h) = (
+            self.padded_width(),
+            self.width() as usize,
+            self.height() as usize,
+        );
+        let areas = self.mask().areas();
+        move |i| {
+            let (x, y) = (i % pw, i / pw);
+            (1..=w).contains(&x)
+                && (1..=h).contains(&y)
+                && enabled[areas[(y - 1) * w + x - 1] as usize]
+        }
+    }
+
+    /// Whether pixel `(x, y)` is floor: inside the mask and in an enabled area,
+    /// whatever the grid's clearance radius and obstacles.
+    pub fn is_floor(&self, x: u32, y: u32) -> bool {
+        x < self.width()
+            && y < self.height()
+            && self
+                .mask()
+                .area_at(x, y)
+                .is_some_and(|area| self.areas().contains(area))
+    }
+
     /// Padded walkability of the mask under the area set and clearance (1 walkable,
     /// 0 blocked or border), obstacles aside.
     #[inline]

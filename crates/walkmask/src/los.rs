@@ -24,11 +24,37 @@ const CORNER_EPSILON: f64 = 1e-9;
 /// assert!(line_of_sight(&grid, Point::new(0.2, 0.5), Point::new(0.8, 0.5)));
 /// ```
 pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
+    clear_line(grid, a, b, |i| !grid.open(i))
+}
+
+/// Whether the segment from `a` to `b` is clear on the *floor* of `grid`: the pixels
+/// of its mask in its enabled areas, whatever its clearance radius and obstacles (the
+/// pixels a walker of radius 0 could cross). A walker too wide for where it stands
+/// steps off only along such a line, never through a wall.
+///
+/// ```
+/// use walkmask::{AreaSet, NavGrid, Point, WalkMask};
+/// use walkmask::los::{floor_line_of_sight, line_of_sight};
+/// // A wall at x = 10; a grid for walkers of radius 3 closes the floor beside it.
+/// let mask = WalkMask::from_fn(21, 9, |x, _| u8::from(x != 10)).unwrap();
+/// let grid = NavGrid::with_clearance(mask, AreaSet::all(), 3.0).unwrap();
+/// let (a, b) = (Point::new(12.5, 4.5), Point::new(16.5, 4.5));
+/// assert!(!line_of_sight(&grid, a, b));
+/// assert!(floor_line_of_sight(&grid, a, b));
+/// assert!(!floor_line_of_sight(&grid, a, Point::new(4.5, 4.5)));
+/// ```
+pub fn floor_line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
+    let floor = grid.floor_cells();
+    clear_line(grid, a, b, |i| !floor(i))
+}
+
+/// The walk of [`line_of_sight`] over padded cells, with `blocked` telling which.
+fn clear_line(grid: &NavGrid, a: Point, b: Point, blocked: impl Fn(usize) -> bool) -> bool {
     if !grid.contains(a) || !grid.contains(b) {
         return false;
     }
     let pw = grid.padded_width() as isize;
-    let blocked = |i: isize| !grid.open(i as usize);
+    let blocked = |i: isize| blocked(i as usize);
     let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
     // Both ends are in the mask, so not negative: truncation is the floor.
     let (x0, y0) = (ax as i64, ay as i64);

@@ -9,7 +9,7 @@ use crate::los::line_of_sight;
 use crate::obstacles::{ObstacleView, Obstacles};
 use crate::simplify::simplify_runs;
 use crate::smooth::beautify;
-use crate::snap::{SnapTarget, nearest_in_region, nearest_pixels};
+use crate::snap::{nearest_in_region, step_off_pixels};
 use crate::subgoal::{IndexScratch, for_each_corner_path_pixel};
 use crate::taut::tauten;
 use crate::trace::trace_downhill;
@@ -220,7 +220,8 @@ pub fn resolve_endpoints(
 }
 
 /// Where a walker standing on a blocked pixel at `start` steps first: the nearest
-/// walkable pixel. Among equally near ones it takes one in the goal's region, else
+/// walkable pixel, in a straight line over the floor when it stands on the floor
+/// ([`step_off_pixels`]; none when it is boxed in). Among equally near ones it takes one in the goal's region, else
 /// one whose region comes nearest to the goal, so that a tie never strands the walk.
 fn step_off_blocked_start(
     grid: &NavGrid,
@@ -228,7 +229,7 @@ fn step_off_blocked_start(
     goal: Point,
     goal_region: Option<u32>,
 ) -> Option<(u32, u32)> {
-    let nearest = nearest_pixels(grid, start, SnapTarget::Walkable);
+    let nearest = step_off_pixels(grid, start);
     if grid.has_obstacles() && nearest.len() > 1 {
         return nearest_to_goal_among_obstacles(grid, &nearest, goal);
     }

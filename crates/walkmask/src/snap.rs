@@ -116,6 +116,16 @@ pub fn nearest_pixels(grid: &NavGrid, p: Point, target: SnapTarget) -> Vec<(u32,
 pub(crate) fn nearest_by_rings(
     grid: &NavGrid,
     p: Point,
+    accept: impl FnMut(u32, u32) -> bool,
+) -> Vec<(u32, u32)> {
+    nearest_by_rings_within(grid, p, u32::MAX, accept)
+}
+
+/// [`nearest_by_rings`] over the rings up to `reach` from `p`'s pixel.
+fn nearest_by_rings_within(
+    grid: &NavGrid,
+    p: Point,
+    reach: u32,
     mut accept: impl FnMut(u32, u32) -> bool,
 ) -> Vec<(u32, u32)> {
     let (w, h) = (grid.width() as i64, grid.height() as i64);
@@ -138,7 +148,7 @@ pub(crate) fn nearest_by_rings(
             found.push((x as u32, y as u32));
         }
     };
-    for r in 0..=w.max(h) {
+    for r in 0..=w.max(h).min(i64::from(reach)) {
         let lower = (r as f64 - 0.5).max(0.0);
         if lower * lower > best {
             break;
@@ -174,6 +184,70 @@ pub fn nearest_in_region(grid: &NavGrid, p: Point, region: u32) -> Option<(u32, 
     nearest_pixels(grid, p, SnapTarget::Region(region))
         .first()
         .copied()
+}
+
+/// The walkable pixels a walker standing at `p`, on a pixel that `grid` blocks,
+/// steps onto first: the nearest ones (Euclidean distance, in row-major order).
+///
+/// When `p` stands on the floor ([`NavGrid::is_floor`]: the mask lets a point stand
+/// there, and only the grid's clearance radius or an obstacle closes it), only pixels
+/// it reaches in a straight line over the floor count
+/// ([`floor_line_of_sight`](crate::los::floor_line_of_sight)), looked for within
+/// [`step_off_reach`] of `p`: a wide walker squeezed against a wall steps out on its
+/// own side, never through the wall, and one boxed in where it does not fit gets
+/// nothing (it cannot walk). A walker off the floor (put into a wall or outside the
+/// enabled areas) takes the nearest walkable pixels, as [`nearest_pixels`] finds.
+///
+/// ```
+/// use walkmask::{AreaSet, NavGrid, Point, WalkMask};
+/// use walkmask::snap::{nearest_walkable, step_off_pixels};
+/// // A wall at x = 10 and a closed gate (area 2) at x = 16: walkers of radius 3 do
+/// // not fit between them.
+/// let mask = WalkMask::from_fn(40, 30, |x, y| match x {
+///     10 if y < 20 => 0,
+///     16 => 2,
+///     _ => 1,
+/// })
+/// .unwrap();
+/// let grid = NavGrid::with_clearance(mask, AreaSet::only(&[1]), 3.0).unwrap();
+/// let squeezed = Point::new(12.5, 5.5);
+/// // The nearest open pixel lies beyond the wall...
+/// assert!(nearest_walkable(&grid, squeezed).unwrap().0 < 10);
+/// // ...the walker steps out below the wall's end, on its own side.
+/// let (x, y) = step_off_pixels(&grid, squeezed)[0];
+/// assert!((10..16).contains(&x) && y >= 20);
+/// ```
+pub fn step_off_pixels(grid: &NavGrid, p: Point) -> Vec<(u32, u32)> {
+    let on_floor = p.pixel().is_some_and(|(x, y)| grid.is_floor(x, y));
+    if !on_floor {
+        return nearest_pixels(grid, p, SnapTarget::Walkable);
+    }
+    if let Some((x, y)) = p.pixel()
+        && grid.is_walkable(x, y)
+    {
+        return vec![(x, y)];
+    }
+    let reach = step_off_reach(grid);
+    let mut found = nearest_by_rings_within(grid, p, reach, |x, y| {
+        grid.is_walkable(x, y)
+            && crate::los::floor_line_of_sight(grid, p, Point::pixel_center(x, y))
+    });
+    found.retain(|&(x, y)| {
+        let (dx, dy) = (x as f64 + 0.5 - p.x as f64, y as f64 + 0.5 - p.y as f64);
+        dx * dx + dy * dy <= (reach as f64) * (reach as f64)
+    });
+    found
+}
+
+/// The first of [`step_off_pixels`], if any.
+pub fn nearest_step_off(grid: &NavGrid, p: Point) -> Option<(u32, u32)> {
+    step_off_pixels(grid, p).first().copied()
+}
+
+/// How far (pixels) [`step_off_pixels`] looks for a way out for a walker on the
+/// floor: four clearance radii and 8 pixels, at most 256.
+pub fn step_off_reach(grid: &NavGrid) -> u32 {
+    (grid.clearance() * 4.0 + 8.0).ceil().min(256.0) as u32
 }
 
 /// The walkable pixels with a blocked (or outside) side neighbour, indexed by row

@@ -22,7 +22,7 @@ const MIN_STEP: f32 = 1e-4;
 /// `step` (pixels), sliding along walls. `from` itself when it cannot move (or the
 /// step is zero or not finite); `None` when `from` is not on a walkable pixel of
 /// `grid` (step it onto the nearest walkable pixel first, as
-/// [`snap::nearest_walkable`](crate::snap::nearest_walkable) finds).
+/// [`snap::nearest_step_off`](crate::snap::nearest_step_off) finds).
 ///
 /// ```
 /// use walkmask::steer::slide;

@@ -1,0 +1,220 @@
+//! Walkers that overlap after moving are pushed apart.
+//!
+//! Avoidance ([`crate::crowd`]) turns walkers aside by velocity, which keeps them
+//! apart as long as every one can take the velocity it was given. In a queue at a
+//! door, along a wall that turns a step, at a corner reached within a frame or
+//! behind a walker that stopped giving way, they can still come closer than their
+//! radii allow. After the frame's moves this pass pushes every pair that overlaps
+//! apart, along the line between them, sliding along walls
+//! ([`walkmask::steer::slide`]), so a push never crosses a blocked pixel: the one of
+//! lower [`Avoidance::priority`] all the way, two of equal priority half way each. A
+//! walk through given points (a cutscene's route) is never pushed; steered walkers
+//! are pushed only by each other.
+
+use bevy::prelude::*;
+
+use super::job::{GivenRoute, on_given_route};
+use super::membership::CurrentRoom;
+use super::movement::OffPath;
+use super::replan::Placed;
+use crate::crowd::Avoidance;
+use crate::crowd::grids::WalkerGrids;
+use crate::placement::{Parents, parent_of, set_world_xy, world_position};
+use crate::steering::Steered;
+use crate::tuning::WalkTuning;
+use crate::walker::{PlayerWalker, WalkPath, Walker};
+
+/// Overlaps below this share of the two radii are left alone.
+const TOLERANCE: f32 = 0.02;
+/// Rounds of pushes a frame: a push can press a walker onto a third one.
+const ROUNDS: usize = 2;
+
+/// A walker that may be pushed apart from others.
+type SeparatedWalker = (
+    Entity,
+    &'static Walker,
+    &'static Avoidance,
+    &'static CurrentRoom,
+    &'static mut Transform,
+    Option<&'static ChildOf>,
+    Option<&'static WalkPath>,
+    Option<&'static GivenRoute>,
+    Has<PlayerWalker>,
+    Has<Steered>,
+    Option<&'static mut OffPath>,
+    Option<&'static mut Placed>,
+);
+
+/// One walker of the frame's pass.
+struct Body {
+    entity: Entity,
+    room: Option<Entity>,
+    at: Vec2,
+    radius: f32,
+    layers: u32,
+    /// Who gives way: lower moves; `None`: never pushed.
+    rank: Option<u16>,
+    push: Vec2,
+}
+
+/// The pass's buffers, kept from frame to frame.
+#[derive(Default)]
+pub(crate) struct SeparationWork {
+    bodies: Vec<Body>,
+    /// Indices of `bodies` sorted by room, then x.
+    order: Vec<usize>,
+}
+
+/// Pushes apart every two walkers of a room that overlap after the frame's moves (see
+/// the module docs). Runs after [`super::movement::move_walkers`].
+pub(crate) fn keep_walkers_apart(
+    tuning: Res<WalkTuning>,
+    mut walkers: Query<SeparatedWalker>,
+    parents: Parents,
+    mut grids: WalkerGrids,
+    mut work: Local<SeparationWork>,
+) {
+    if !tuning.avoidance {
+        return;
+    }
+    let work = &mut *work;
+    work.bodies.clear();
+    for (
+        entity,
+        walker,
+        avoidance,
+        current,
+        transform,
+        child_of,
+        path,
+        given,
+        player,
+        steered,
+        ..,
+    ) in &walkers
+    {
+        let radius = walker.radius;
+        if !avoidance.enabled || walker.grid_steps || !(radius.is_finite() && radius > 0.0) {
+            continue;
+        }
+        let at = world_position(transform, parent_of(child_of, &parents)).truncate();
+        if !at.is_finite() {
+            continue;
+        }
+        let rank = if on_given_route(path, given) {
+            None
+        } else if steered {
+            Some(u16::from(u8::MAX) + 1)
+        } else {
+            Some(u16::from(avoidance.priority_of(player)))
+        };
+        work.bodies.push(Body {
+            entity,
+            room: current.get(),
+            at,
+            radius,
+            layers: avoidance.layers,
+            rank,
+            push: Vec2::ZERO,
+        });
+    }
+    if work.bodies.len() < 2 {
+        return;
+    }
+    // The same pushes whatever order the query gives.
+    work.bodies.sort_unstable_by_key(|b| b.entity);
+    let widest = work.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
+    let mut moved = false;
+    for _ in 0..ROUNDS {
+        if !push_apart(work, widest) {
+            break;
+        }
+        moved = true;
+        for body in &mut work.bodies {
+            if body.push == Vec2::ZERO {
+                continue;
+            }
+            let Ok((_, walker, ..)) = walkers.get(body.entity) else {
+                continue;
+            };
+            let to = grids
+                .of(walker, body.at)
+                .and_then(|grid| grid.slide(body.at, body.push));
+            if let Some(to) = to {
+                body.at = to;
+            }
+            body.push = Vec2::ZERO;
+        }
+    }
+    if !moved {
+        return;
+    }
+    for body in &work.bodies {
+        let Ok((.., mut transform, child_of, _, _, _, _, off_path, placed)) =
+            walkers.get_mut(body.entity)
+        else {
+            continue;
+        };
+        let parent = parent_of(child_of, &parents);
+        if world_position(&transform, parent).truncate() == body.at {
+            continue;
+        }
+        set_world_xy(&mut transform, parent, body.at);
+        // Pushed off its path: it looks for its next corner again (and is planned
+        // again if it no longer sees it), and the move is the plugin's, not game code's.
+        if let Some(mut off_path) = off_path {
+            off_path.0 = true;
+        }
+        if let Some(mut placed) = placed {
+            placed.set_if_neq(Placed(transform.translation.truncate()));
+        }
+    }
+}
+
+/// Adds to each body the push that takes it out of its overlaps (sweeping each room
+/// along x). Whether any body is to move.
+fn push_apart(work: &mut SeparationWork, widest: f32) -> bool {
+    let bodies = &mut work.bodies;
+    work.order.clear();
+    work.order.extend(0..bodies.len());
+    work.order.sort_unstable_by(|&a, &b| {
+        (bodies[a].room, bodies[a].at.x)
+            .partial_cmp(&(bodies[b].room, bodies[b].at.x))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut any = false;
+    for (k, &i) in work.order.iter().enumerate() {
+        for &j in &work.order[k + 1..] {
+            let (a, b) = (&bodies[i], &bodies[j]);
+            if b.room != a.room || b.at.x - a.at.x > a.radius + widest {
+                break;
+            }
+            let reach = a.radius + b.radius;
+            let gap = b.at - a.at;
+            let distance = gap.length();
+            if a.layers & b.layers == 0 || distance >= reach * (1.0 - TOLERANCE) {
+                continue;
+            }
+            // Share of the push each takes.
+            let (share_a, share_b) = match (a.rank, b.rank) {
+                (None, None) => continue,
+                (None, Some(_)) => (0.0, 1.0),
+                (Some(_), None) => (1.0, 0.0),
+                (Some(ra), Some(rb)) if ra > rb => (0.0, 1.0),
+                (Some(ra), Some(rb)) if ra < rb => (1.0, 0.0),
+                _ => (0.5, 0.5),
+            };
+            // Two on one point part along the order of their entities.
+            let direction = if distance > 1e-4 {
+                gap / distance
+            } else {
+                Vec2::X
+            };
+            let overlap = reach - distance;
+            bodies[i].push -= direction * overlap * share_a;
+            bodies[j].push += direction * overlap * share_b;
+            any = true;
+        }
+    }
+    any
+}
