@@ -294,7 +294,7 @@ pub(crate) fn answer_hover(
     };
     // 1. The walker's warm field: traced on this thread when the walk is short, on
     // the pool when it is long (one at a time, once the pointer rests, as queries).
-    if let Some(grid) = planner.cache.ready_or_build_async(basis.key, mask.core())
+    if let Some(grid) = planner.main_thread_grid(basis.key, mask.core())
         && let Some(field) = planner.fields.peek(&grid, walker_pixel)
     {
         // The walk's length on the grid, to where a click there would end.

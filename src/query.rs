@@ -658,8 +658,7 @@ impl RoomView<'_, '_, '_> {
     fn grid(&self) -> Result<NavGrid, WalkQueryError> {
         self.query
             .planner
-            .cache
-            .ready_or_build_async(self.key()?, self.mask.core())
+            .main_thread_grid(self.key()?, self.mask.core())
             .ok_or(WalkQueryError::Preparing)
     }
 }

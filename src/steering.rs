@@ -189,7 +189,7 @@ impl SteerStep<'_> {
         let position = self.position;
         let (basis, mask) = current_basis(walker, position, rooms, masks, None).ok()?;
         // Built on the pool when missing; the walker moves once it is ready.
-        let grid = planner.cache.ready_or_build_async(basis.key, mask.core())?;
+        let grid = planner.main_thread_grid(basis.key, mask.core())?;
         let mapping = basis.mapping;
         let speed = if walker.speed.is_finite() {
             walker.speed.max(0.0)

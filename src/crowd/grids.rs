@@ -30,7 +30,7 @@ impl WalkerGrid {
         planner: &Planner,
     ) -> Option<Self> {
         let (basis, mask) = current_basis(walker, position, rooms, masks, None).ok()?;
-        let grid = planner.cache.ready_or_build_async(basis.key, mask.core())?;
+        let grid = planner.main_thread_grid(basis.key, mask.core())?;
         Some(Self {
             mapping: basis.mapping,
             grid,

@@ -72,7 +72,8 @@ pub(crate) struct Planner {
     /// a query waits for its grid's subgoal index instead of filling while it is
     /// built, and does not trace warm fields (which are ready or not depending on
     /// how fast the pool ran), so equal-length paths are chosen the same way in
-    /// every run.
+    /// every run; and grids the main thread needs are built in the frame that needs
+    /// them ([`Planner::main_thread_grid`]).
     pub(crate) deterministic: bool,
 }
 
@@ -159,6 +160,23 @@ impl Planner {
     pub(crate) fn with_deterministic_answers(mut self, on: bool) -> Self {
         self.deterministic = on;
         self
+    }
+
+    /// The grid for `key` for the main thread's steps off a path (steering, crowds,
+    /// hover, warm-ups, queries): when answers must not depend on timing, built in
+    /// this call if need be (so a walker never waits a timing-dependent number of
+    /// frames for it); else the grid if it is built, after starting its build on the
+    /// async compute pool ([`NavGridCache::ready_or_build_async`]).
+    pub(crate) fn main_thread_grid(
+        &self,
+        key: GridKey,
+        mask: &walkmask::WalkMask,
+    ) -> Option<NavGrid> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.deterministic {
+            return Some(self.cache.get_or_build(key, mask, false));
+        }
+        self.cache.ready_or_build_async(key, mask)
     }
 
     pub(crate) fn options(&self) -> &PathOptions {

@@ -25,11 +25,16 @@ use bevy::prelude::*;
 ///   [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)), and a request whose room's mask is still
 ///   loading starts when it has loaded.
 /// * Answers do not depend on timing: queries wait for their grid's subgoal index
-///   instead of filling while it is built, and do not trace warm fields. With the same
+///   instead of filling while it is built, and do not trace warm fields. What the main
+///   thread does with a grid (steering, avoidance's slides and free spots, nudges,
+///   tile reservations, hover, [`WalkQuery`](crate::WalkQuery)) uses one built in the
+///   frame that first needs it, instead of waiting for the pool. With the same
 ///   inputs at the same frames (requests, area toggles, moves, and the same time steps,
 ///   as `FixedUpdate` gives), two runs give the same answers, waypoints and positions
 ///   frame by frame, on any machine with the same float arithmetic.
-/// * The price: `Poll` waits for a search that has not finished when it is due.
+/// * The price: `Poll` waits for a search that has not finished when it is due, and a
+///   frame that needs a new grid (a new radius, areas toggled) builds it on the main
+///   thread.
 ///
 /// ## On the web
 ///

@@ -24,9 +24,18 @@
 //!   place;
 //! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
 //!   walker has `Interacting` exactly while one of its interactions is open;
-//! * no task is left behind, and nothing piles up (entities, open requests).
+//! * no task is left behind, and nothing piles up (entities, open requests);
+//! * once nothing more is asked, every walk ends by itself (arrived, blocked or
+//!   unreachable), and walkers that avoid each other stand apart.
 //!
-//! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000) and
+//! Three ways: frames back to back under a random answer timing; a crowd paced in
+//! real time under `WhenReady` (where the pool's threads finish work between
+//! frames, as in a game); and replays under `AfterFrames` in `FixedUpdate`, each run
+//! back to back and paced, which must put every walker at the same place in every
+//! frame.
+//!
+//! `WALKMASK_MODEL_CASES` sets the number of cases (default 2000),
+//! `WALKMASK_PACED_CASES` and `WALKMASK_REPLAY_CASES` those of the other two, and
 //! `WALKMASK_MODEL_SEED` the first seed, for longer runs.
 
 use crate::common;
@@ -109,6 +118,18 @@ fn hotspot(id: u8) -> Hotspot {
             .with_verb(Verb::LOOK, bevy_walkmask::WalkPolicy::FaceOnly)
             .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
     }
+}
+
+/// How a case runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// Any answer timing, frames back to back.
+    Random,
+    /// `WhenReady`, a crowd, frames paced in real time.
+    Paced,
+    /// `AfterFrames` in `FixedUpdate`, a crowd, frames back to back or paced: two
+    /// runs must match frame by frame.
+    Replay { paced: bool },
 }
 
 /// Frames (24 s of game time) in which every walk must end once nothing more is
@@ -231,25 +252,39 @@ struct Case {
     interactions: HashMap<Entity, u32>,
     /// Frames paced in real time (16 ms of wall clock a frame), or back to back.
     clock: Option<FrameClock>,
+    /// Ten walkers of radius 0 to 3 instead of up to six of radius 0 to 2.5.
+    crowd: bool,
     /// Walkers game code put somewhere (spawned, moved) that have not walked since:
     /// they may stand where their grid does not let them, and nothing moves them.
     placed: HashSet<Entity>,
 }
 
 impl Case {
-    fn new(seed: u64, paced: bool) -> Self {
+    fn new(seed: u64, mode: Mode) -> Self {
         let mut rng = Rng::new(seed);
+        let paced = matches!(mode, Mode::Paced | Mode::Replay { paced: true });
         let timing = match rng.below(5) {
-            _ if paced => AnswerTiming::WhenReady,
+            _ if mode == Mode::Paced => AnswerTiming::WhenReady,
+            n if matches!(mode, Mode::Replay { .. }) => AnswerTiming::AfterFrames(n % 3),
             0 => AnswerTiming::AfterFrames(0),
             1 => AnswerTiming::AfterFrames(1),
             2 => AnswerTiming::AfterFrames(3),
             _ => AnswerTiming::WhenReady,
         };
-        let mut app = headless_app(WalkmaskPlugin {
+        let plugin = WalkmaskPlugin {
             answer_timing: timing,
             ..deterministic()
-        });
+        };
+        let mut app = if matches!(mode, Mode::Replay { .. }) {
+            // One fixed step of 16 ms a frame.
+            let mut app = headless_app(plugin.in_schedule(FixedUpdate));
+            app.insert_resource(Time::<Fixed>::from_duration(
+                std::time::Duration::from_millis(16),
+            ));
+            app
+        } else {
+            headless_app(plugin)
+        };
         add_log(&mut app);
         app.init_resource::<RegionLog>()
             .add_observer(|e: On<RegionEntered>, mut log: ResMut<RegionLog>| {
@@ -344,9 +379,14 @@ impl Case {
             hotspots,
             interactions: HashMap::new(),
             clock: paced.then(|| Pace::Paced.clock()),
+            crowd: mode != Mode::Random,
             placed: HashSet::new(),
         };
-        let walkers = if paced { 10 } else { 1 + case.rng.below(6) };
+        let walkers = if case.crowd {
+            10
+        } else {
+            1 + case.rng.below(6)
+        };
         for _ in 0..walkers {
             case.spawn_walker();
         }
@@ -376,7 +416,7 @@ impl Case {
         let speed = 60.0 + self.rng.below(200) as f32;
         // Half of them with a radius: those avoid each other. Paced, a crowd of
         // radius 0 to 3.
-        let radius = if self.clock.is_some() {
+        let radius = if self.crowd {
             self.rng.below(4) as f32
         } else if self.rng.chance(2) {
             0.0
@@ -660,7 +700,9 @@ impl Case {
         for _ in 0..if quiet { 0 } else { self.rng.below(3) } {
             self.operate();
         }
-        let streams: Vec<(Entity, Vec2)> = self.streams.iter().map(|(e, p)| (*e, *p)).collect();
+        let mut streams: Vec<(Entity, Vec2)> = self.streams.iter().map(|(e, p)| (*e, *p)).collect();
+        // In one order in every run (replays compare two).
+        streams.sort_unstable_by_key(|(e, _)| *e);
         for (walker, at) in streams {
             let next = at + Vec2::new(self.rng.below(3) as f32 - 1.0, 0.0);
             self.streams.insert(walker, next);
@@ -690,10 +732,11 @@ impl Case {
             .copied()
             .filter(|&w| self.walk_of(w).is_some_and(|r| self.anywhere.contains(&r)))
             .collect();
+        let yield_now = self.rng.chance(3);
         if let Some(clock) = &mut self.clock {
             clock.frame(&mut self.app);
         } else {
-            if self.rng.chance(3) {
+            if yield_now {
                 std::thread::yield_now();
             }
             self.app.update();
@@ -1154,7 +1197,7 @@ impl Case {
 }
 
 fn run_case(seed: u64) {
-    let mut case = Case::new(seed, false);
+    let mut case = Case::new(seed, Mode::Random);
     let frames = 60 + case.rng.below(60);
     for frame in 0..frames {
         case.frame(seed, frame, false);
@@ -1167,12 +1210,52 @@ fn run_case(seed: u64) {
 /// answers when ready, 400 frames of operations at 60 frames a second, then quiet
 /// frames in which every walk must end.
 fn run_paced_case(seed: u64) {
-    let mut case = Case::new(seed, true);
+    let mut case = Case::new(seed, Mode::Paced);
     for frame in 0..400 {
         case.frame(seed, frame, false);
     }
     case.settle(seed);
     case.finish(seed);
+}
+
+/// Every walker's position, frame by frame, in a replay case (float bits).
+type Replay = Vec<Vec<(Entity, [u32; 2])>>;
+
+/// A replay case: 120 frames of operations, then quiet frames, recording where every
+/// walker stands after each.
+fn run_replay(seed: u64, paced: bool) -> (Replay, Vec<String>) {
+    let mut case = Case::new(seed, Mode::Replay { paced });
+    let mut frames = Replay::new();
+    let record = |case: &mut Case, frames: &mut Replay| {
+        let mut now: Vec<(Entity, [u32; 2])> = case
+            .app
+            .world_mut()
+            .query_filtered::<(Entity, &Transform), With<Walker>>()
+            .iter(case.app.world())
+            .map(|(e, t)| (e, [t.translation.x.to_bits(), t.translation.y.to_bits()]))
+            .collect();
+        now.sort_unstable_by_key(|(e, _)| *e);
+        frames.push(now);
+    };
+    for frame in 0..120 {
+        case.frame(seed, frame, false);
+        record(&mut case, &mut frames);
+    }
+    for frame in 120..240 {
+        case.frame(seed, frame, true);
+        record(&mut case, &mut frames);
+    }
+    let log: Vec<String> = case
+        .app
+        .world()
+        .resource::<Log>()
+        .observed
+        .iter()
+        .map(|e| format!("{:?} {:?} {:?}", e.entity, e.target, e.kind))
+        .collect();
+    case.settle(seed);
+    case.finish(seed);
+    (frames, log)
 }
 
 #[test]
@@ -1205,6 +1288,37 @@ fn paced_crowds_end_every_walk() {
         .unwrap_or(1);
     for seed in first..first + cases {
         run_paced_case(seed);
+    }
+}
+
+/// Under `AfterFrames` in `FixedUpdate`, a case run back to back and the same case
+/// paced in real time (so that the pool's threads finish grids and searches at other
+/// times) put every walker at the same place in every frame: a crowd of two radii,
+/// avoidance, steering, chases, gates and the rest. `WALKMASK_REPLAY_CASES` sets the
+/// number of cases (default 12).
+#[test]
+fn replays_are_the_same_frame_by_frame_however_the_pool_runs() {
+    let cases: u64 = std::env::var("WALKMASK_REPLAY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for seed in first..first + cases {
+        let (back_to_back, log_a) = run_replay(seed, false);
+        let (paced, log_b) = run_replay(seed, true);
+        for (frame, (a, b)) in back_to_back.iter().zip(&paced).enumerate() {
+            if a != b {
+                let first = log_a.iter().zip(&log_b).position(|(x, y)| x != y);
+                panic!(
+                    "seed {seed}: frame {frame} differs: {a:?}\n{b:?}\nlogs first differ at {first:?}: {:?} vs {:?}",
+                    first.map(|i| &log_a[i.saturating_sub(2)..=i]),
+                    first.map(|i| &log_b[i.saturating_sub(2)..=i])
+                );
+            }
+        }
     }
 }
 
