@@ -47,6 +47,20 @@ impl WalkerGrid {
         to.is_finite().then_some(to)
     }
 
+    /// Where a walker standing at `from` (world), on a pixel its grid blocks (a
+    /// region that began to block under it, a wall it is too wide to stand beside),
+    /// steps off to: the centre of the pixel [`walkmask::snap::nearest_step_off`]
+    /// finds. `None` when it stands on a walkable pixel, off the mask, or has nowhere
+    /// to go.
+    pub(crate) fn step_off(&self, from: Vec2) -> Option<Vec2> {
+        let at = self.mapping.world_to_mask(from);
+        if !self.grid.contains(at) || self.grid.walkable_at(at) {
+            return None;
+        }
+        let (x, y) = walkmask::snap::nearest_step_off(&self.grid, at)?;
+        Some(self.pixel_centre((x, y))).filter(|p| p.is_finite())
+    }
+
     /// Whether the straight walk from `a` to `b` (world) is clear.
     pub(crate) fn sees(&self, a: Vec2, b: Vec2) -> bool {
         let (a, b) = (self.mapping.world_to_mask(a), self.mapping.world_to_mask(b));

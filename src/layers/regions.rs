@@ -95,8 +95,8 @@ pub struct Region {
     /// Whether it blocks the way while it is enabled (a fallen tree, a wet floor
     /// sign): its pixels are blocked in the room's walk grid as a disabled area's
     /// are, and walks that crossed it are planned again. A walker standing in it
-    /// stays there until its next walk, which starts by stepping onto the nearest
-    /// walkable pixel (as for any walker on a blocked pixel). Default off.
+    /// steps out of it at its speed, to the nearest walkable pixel (as any walker
+    /// standing on a blocked pixel does). Default off.
     pub blocks: bool,
     /// How walkers with a [`DepthScale`](crate::DepthScale) scale inside it (a
     /// [`AreaScale::Linear`] rule runs between the region's top and bottom rows): it

@@ -276,7 +276,11 @@ type NudgedWalker = (
 );
 
 /// Moves standing walkers (no path, not steered) that avoidance nudges aside, sliding
-/// along walls; their state, heading and facing stay.
+/// along walls, and those that stand where their grid blocks (a region that began to
+/// block under them, a wall they are too wide to stand beside) off it, at their
+/// speed, straight to where a walk from there would start
+/// ([`WalkerGrid::step_off`](crate::crowd::grids::WalkerGrid::step_off)); their
+/// state, heading and facing stay.
 pub(crate) fn nudge_standing_walkers(
     time: Res<Time>,
     mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
@@ -286,18 +290,28 @@ pub(crate) fn nudge_standing_walkers(
     let dt = time.delta_secs();
     grids.new_frame();
     for (walker, mut transform, child_of, motion) in &mut walkers {
-        let Some(velocity) = motion.avoided else {
-            continue;
-        };
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
-        let Some(to) = grids
-            .of(walker, start)
-            .and_then(|grid| grid.slide(start, velocity * dt))
-        else {
+        let Some(grid) = grids.of(walker, start) else {
             continue;
         };
-        if to != start {
+        let to = if let Some(velocity) = motion.avoided {
+            grid.slide(start, velocity * dt)
+        } else {
+            None
+        };
+        let to = to.or_else(|| {
+            let off = grid.step_off(start)?;
+            let speed = if walker.speed.is_finite() {
+                walker.speed.max(0.0)
+            } else {
+                0.0
+            };
+            Some(start.move_towards(off, speed * dt))
+        });
+        if let Some(to) = to
+            && to != start
+        {
             set_world_xy(&mut transform, parent, to);
         }
     }

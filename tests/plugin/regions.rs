@@ -901,3 +901,41 @@ fn toggling_a_blocking_region_back_and_forth_reuses_its_copy_of_the_mask() {
     }
     assert_eq!(app.world().resource::<Added>().0 - before, 1);
 }
+
+/// A walker standing in a region when it starts blocking (a tree falls where it
+/// stands) steps out of it to the nearest walkable pixel, at its speed, standing as
+/// it was (no walk, no outcome); it never crosses the wall on the way.
+#[test]
+fn a_walker_standing_in_a_region_that_starts_blocking_steps_out() {
+    for pace in Pace::BOTH {
+        let (mut app, room) = app(pace);
+        common::add_log(&mut app);
+        // In the middle of the band x = 10..=14, nearer its right side.
+        let walker = spawn_walker(&mut app, Walker::new(30.0), px(13, 20));
+        let mut clock = pace.clock();
+        clock.frames(&mut app, 3);
+        app.world_mut()
+            .get_mut::<WalkRegions>(room)
+            .unwrap()
+            .set_blocking(1, true);
+        let frames = clock.until(&mut app, 300, |w| {
+            let at = w.get::<Transform>(walker).unwrap().translation.truncate();
+            common::pixel_of(at).0 == 15
+        });
+        let at = position(&app, walker);
+        assert_eq!(common::pixel_of(at), (15, 20), "{pace:?}: at {at}");
+        // Two pixels at 30 px/s: a few frames, not a jump.
+        assert!((3..60).contains(&frames), "{pace:?}: {frames} frames");
+        assert_eq!(
+            app.world().get::<WalkState>(walker),
+            Some(&WalkState::Idle),
+            "{pace:?}"
+        );
+        assert!(
+            app.world().resource::<common::Log>().both().is_empty(),
+            "{pace:?}: no outcome"
+        );
+        clock.frames(&mut app, 10);
+        assert_eq!(position(&app, walker), at, "{pace:?}: it stays out");
+    }
+}
