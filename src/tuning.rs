@@ -37,8 +37,9 @@ pub struct WalkTuning {
     /// answered [`PathCancelled`](crate::PathCancelled)). When the search ends, its
     /// path is walked if its destination lies within this many world units of the
     /// waiting request's, so that a walker sent somewhere new every frame (a held
-    /// button, a chaser) keeps walking; otherwise its answer is dropped. Then the
-    /// waiting request is planned. Default 64.
+    /// button, a chaser) keeps walking; otherwise its answer is dropped when the
+    /// walker is already under way (it walks on), and walked when it stands (a fast
+    /// drag still starts it). Then the waiting request is planned. Default 64.
     pub rerequest_join_distance: f32,
     /// How far ahead (seconds of walking) a walking walker is planned from with
     /// [`AnswerTiming::WhenReady`](crate::AnswerTiming::WhenReady) at the first

@@ -753,3 +753,36 @@ fn a_walk_in_a_drifting_room_moves_with_the_room_without_replans() {
         assert_contract(log, &[id.unwrap()]);
     }
 }
+
+/// A standing walker sent somewhere new every frame, each point farther from the
+/// last than the join distance (a fast drag), starts walking: a search's answer is
+/// walked while the newer request is planned, rather than dropped again and again.
+#[test]
+fn a_fast_drag_starts_a_standing_walker() {
+    for pace in Pace::BOTH {
+        let (mut app, _room) = wall_room_app(pace.plugin());
+        app.world_mut()
+            .resource_mut::<WalkTuning>()
+            .rerequest_join_distance = 2.0;
+        let walker = spawn_walker(&mut app, Walker::new(40.0), px(4, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let mut ids = Vec::new();
+        let mut started = None;
+        for frame in 0..120 {
+            // Round three points 8 pixels apart, one a frame.
+            let x = [12, 20, 28][frame % 3];
+            ids.push(request(&mut app, walker, px(x, 44)));
+            clock.frame(&mut app);
+            if started.is_none() && position(&app, walker).distance(px(4, 44)) > 1.0 {
+                started = Some(frame);
+            }
+        }
+        let started = started.unwrap_or_else(|| panic!("{pace:?}: never started"));
+        assert!(started < 30, "{pace:?}: started after {started} frames");
+        clock.until(&mut app, 600, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Arrived)
+        });
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}
