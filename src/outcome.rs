@@ -47,8 +47,8 @@
 //! | no job | request | job (search starts in `Plan`) | — |
 //! | job not started | request | the new job | old request: `PathCancelled` |
 //! | job searching | request | job, the request waiting (replacing any waiting one) | replaced waiting request: `PathCancelled` |
-//! | job searching | its answer lands, waiting request near its target (within [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)) | answer applied, then the waiting request's job | as for the answer below |
-//! | job searching | its answer lands, waiting request far | the waiting request's job | job's request: `PathCancelled` |
+//! | job searching | its answer lands, waiting request near its target (within [`WalkTuning::rerequest_join_distance`](crate::WalkTuning::rerequest_join_distance)), or the walker stands and its target lies nearer the waiting one's than the walker does | answer applied, then the waiting request's job | as for the answer below |
+//! | job searching | its answer lands, waiting request far otherwise | the waiting request's job | job's request: `PathCancelled` |
 //! | request job | answer: path | Walking | `PathReady`; a walk in progress: `WalkStopped` (`Superseded`) first |
 //! | request job | answer: none | Unreachable | `PathUnreachable`; a walk in progress: `WalkStopped` (`Superseded`) |
 //! | re-plan job | answer: path | Walking | `PathReplanned` |

@@ -37,9 +37,10 @@ pub struct WalkTuning {
     /// answered [`PathCancelled`](crate::PathCancelled)). When the search ends, its
     /// path is walked if its destination lies within this many world units of the
     /// waiting request's, so that a walker sent somewhere new every frame (a held
-    /// button, a chaser) keeps walking; otherwise its answer is dropped when the
-    /// walker is already under way (it walks on), and walked when it stands (a fast
-    /// drag still starts it). Then the waiting request is planned. Default 64.
+    /// button, a chaser) keeps walking, or, for a walker standing still, if it leads
+    /// nearer the waiting request's destination (a fast drag still starts it);
+    /// otherwise its answer is dropped. Then the waiting request is planned. Default
+    /// 64.
     pub rerequest_join_distance: f32,
     /// How far ahead (seconds of walking) a walking walker is planned from with
     /// [`AnswerTiming::WhenReady`](crate::AnswerTiming::WhenReady) at the first
@@ -95,6 +96,10 @@ pub struct WalkTuning {
     /// [`Blocked`](crate::StopReason::Blocked). Default
     /// [`TILE_WAIT_SECONDS`](crate::TILE_WAIT_SECONDS).
     pub tile_wait_seconds: f32,
+    /// How far (world units) in front of its room's plane a hotspot is hit along a
+    /// picking ray, so that it wins over the room's own sprite. Default 0.01 (the
+    /// constant `HOTSPOT_LIFT` of the `picking` feature).
+    pub hotspot_pick_lift: f32,
 }
 
 impl Default for WalkTuning {
@@ -114,6 +119,7 @@ impl Default for WalkTuning {
             avoidance_time_horizon: 1.0,
             avoidance_neighbours: 8,
             tile_wait_seconds: crate::crowd::TILE_WAIT_SECONDS,
+            hotspot_pick_lift: 0.01,
         }
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct CrowdWork {
     sorted: Vec<Entry>,
     spots: SpotScratch,
     taken: Taken,
+    /// Where walkers stand (indexed, for the walkers blocked against them).
+    standing: Taken,
     taken_mask: Vec<(Point, f32)>,
 }
 
@@ -405,18 +407,19 @@ fn claim_spots(
     let max_radius = agents.iter().map(|a| a.radius).fold(0.0, f32::max);
     // Spots taken: where walkers stand, and spots claimed.
     work.taken.clear();
+    work.standing.clear();
     for e in entries {
         if e.agent.standing {
-            work.taken.push(
-                Vec2::new(e.agent.position.x, e.agent.position.y),
-                e.agent.radius,
-            );
+            let at = Vec2::new(e.agent.position.x, e.agent.position.y);
+            work.taken.push(at, e.agent.radius);
+            work.standing.push(at, e.agent.radius);
         }
         if let Some(at) = e.claimed {
             work.taken.push(at, e.agent.radius);
         }
     }
     work.taken.index((4.0 * max_radius).max(1.0));
+    work.standing.index((4.0 * max_radius).max(1.0));
     for e in entries {
         if !e.want.solve || (e.stalled_at.is_none() && e.claim.is_none()) {
             continue;
@@ -428,11 +431,7 @@ fn claim_spots(
             let footprint = 2.0 * radius + e.gap;
             let extent = work.taken.extent(target, footprint);
             // Against someone standing there, not merely in a queue.
-            let touching = agents.iter().any(|a| {
-                a.standing
-                    && Vec2::new(a.position.x, a.position.y).distance(position)
-                        <= a.radius + radius + 2.0 * e.gap
-            });
+            let touching = work.standing.near(position, radius + 2.0 * e.gap + 1e-4);
             // A walker with a spot claimed was at the crowd's edge already; those
             // standing may since have been nudged away from the destination itself,
             // which then no longer measures where the crowd's edge is.

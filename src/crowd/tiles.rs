@@ -64,6 +64,8 @@ pub(crate) struct TileWork {
     keep_waiting: HashSet<Entity>,
     /// Pairs met head-on this frame: (the one that backs off, the other).
     head_on: Vec<(Entity, Entity)>,
+    /// Where each walking walker is in `walking`.
+    walking_at: HashMap<Entity, usize>,
     /// Walks given a detour this frame, reported once the frame's commands run.
     detoured: Vec<(Entity, RequestId)>,
     /// Scratch for the other's way, and the search for a refuge.
@@ -145,6 +147,9 @@ pub(crate) fn reserve_tiles(
     }
     work.walking
         .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    work.walking_at.clear();
+    work.walking_at
+        .extend(work.walking.iter().enumerate().map(|(i, w)| (w.1, i)));
     for (i, &(_, entity, here, next)) in work.walking.iter().enumerate() {
         let Ok((.., mut motion, _, _, _, _)) = walkers.get_mut(entity) else {
             continue;
@@ -164,7 +169,7 @@ pub(crate) fn reserve_tiles(
         // Head-on: the holder waits for this walker's tile. The one farther from the
         // end of its walk (later in this order) backs off.
         if let Some(holder) = holder
-            && let Some(at) = work.walking.iter().position(|w| w.1 == holder)
+            && let Some(&at) = work.walking_at.get(&holder)
             && work.walking[at].3 == here
         {
             let pair = if at < i {

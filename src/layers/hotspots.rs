@@ -822,6 +822,7 @@ pub(crate) struct HotspotLookup<'w, 's> {
         ),
     >,
     hotspots: Query<'w, 's, (Entity, &'static Hotspot, &'static ChildOf)>,
+    children: Query<'w, 's, &'static Children>,
     masks: Res<'w, Assets<WalkMask>>,
 }
 
@@ -895,11 +896,13 @@ impl HotspotLookup<'_, '_> {
         if id == 0 {
             return None;
         }
-        self.hotspots
+        // The room's children, not every hotspot of every room.
+        self.children
+            .get(room)
+            .ok()?
             .iter()
-            .find(|(_, hotspot, child_of)| {
-                child_of.parent() == room && hotspot.id == id && hotspot.enabled
-            })
+            .filter_map(|child| self.hotspots.get(child).ok())
+            .find(|(_, hotspot, _)| hotspot.id == id && hotspot.enabled)
             .map(|(entity, ..)| entity)
     }
 }
@@ -925,14 +928,15 @@ impl HotspotLookup<'_, '_> {
     }
 }
 
-/// Rooms in front of the floor by this much (world units) along a picking ray: a
-/// hotspot is hit just in front of its room's plane.
+/// Hotspots in front of their room's plane by this much (world units) along a
+/// picking ray, by default ([`WalkTuning::hotspot_pick_lift`](crate::WalkTuning::hotspot_pick_lift)).
 #[cfg(feature = "picking")]
 pub const HOTSPOT_LIFT: f32 = 0.01;
 
 /// The hotspot picking backend: for every pointer ray, the enabled hotspot under it
 /// in each room with a hotspot layer, hit where the ray meets the room's plane
-/// ([`HOTSPOT_LIFT`] in front of it), or, for a hotspot with a
+/// ([`WalkTuning::hotspot_pick_lift`](crate::WalkTuning::hotspot_pick_lift) in front
+/// of it), or, for a hotspot with a
 /// [`Baseline`](crate::Baseline) (and a `Transform`), at the depth its baseline sorts
 /// it to among characters: those in front of its baseline take the pointer, those
 /// behind it are covered. Hotspots with a `Pickable` that is not hoverable are
@@ -945,8 +949,14 @@ pub(crate) fn pick_hotspots(
     pickable: Query<&bevy::picking::Pickable>,
     sorted: Query<(&crate::Baseline, &GlobalTransform)>,
     hits: Option<ResMut<Messages<bevy::picking::backend::PointerHits>>>,
+    tuning: Res<crate::WalkTuning>,
 ) {
     use bevy::picking::backend::{HitData, PointerHits};
+    let lift = if tuning.hotspot_pick_lift.is_finite() {
+        tuning.hotspot_pick_lift.max(0.0)
+    } else {
+        HOTSPOT_LIFT
+    };
     let (Some(rays), Some(mut hits)) = (rays, hits) else {
         return;
     };
@@ -983,7 +993,7 @@ pub(crate) fn pick_hotspots(
                 .filter(|(baseline, _)| **baseline != crate::Baseline::Off)
                 .map(|(_, global)| (global.translation().z - ray.origin.z) / ray.direction.z)
                 .filter(|t| t.is_finite() && *t >= 0.0);
-            let depth = baseline_t.unwrap_or((t - HOTSPOT_LIFT).max(0.0));
+            let depth = baseline_t.unwrap_or((t - lift).max(0.0));
             picks.push((
                 hotspot,
                 HitData::new(ray_id.camera, depth, Some(point), Some(Vec3::Z)),

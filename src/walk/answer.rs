@@ -198,17 +198,24 @@ pub(super) fn complete_job(
     let Some(mut job) = entity.take::<PathJob>() else {
         return;
     };
-    // An answer whose destination is far from the waiting request's would turn a
-    // walker already under way the wrong way for a moment: drop it and plan the
-    // waiting one. A standing walker takes it all the same (and the waiting one's
-    // when it lands): dropping every answer of a fast drag would never let it start.
+    // An answer whose destination is far from the waiting request's would turn the
+    // walker the wrong way for a moment: drop it and plan the waiting one. A walker
+    // standing still takes it all the same when it leads toward the waiting one's
+    // destination (and the waiting one's when it lands): dropping every answer of a
+    // fast drag would never let it start.
     let join_distance = world
         .get_resource::<WalkTuning>()
         .map_or(0.0, |tuning| tuning.rerequest_join_distance);
-    let serves = |pending: &PendingRequest| pending.target.distance(job.target) <= join_distance;
-    let under_way = world.get::<WalkPath>(walker).is_some();
+    let standing_at = match world.get::<WalkPath>(walker) {
+        Some(_) => None,
+        None => entity_world_xy(world, walker),
+    };
+    let serves = |pending: &PendingRequest| {
+        pending.target.distance(job.target) <= join_distance
+            || standing_at
+                .is_some_and(|at| pending.target.distance(job.target) < pending.target.distance(at))
+    };
     if let Some(pending) = job.pending
-        && under_way
         && !serves(&pending)
     {
         let next = PathJob {

@@ -53,6 +53,13 @@ pub(crate) struct WatchCache {
     rasters: HashMap<(Entity, u32, Entity), (Obstacle, Obstacles, u64)>,
     /// Indices of obstacles near a walk (reused).
     near: Vec<usize>,
+    /// A walk's points from where its walker stands (world), its stretch within the
+    /// look-ahead (world, then mask pixels) and the obstacles that bent it and have
+    /// moved off (reused: a walk is looked at every frame).
+    walk: Vec<Vec2>,
+    ahead_world: Vec<Vec2>,
+    ahead: Vec<walkmask::Point>,
+    moved_away: Vec<(Entity, Obstacle)>,
 }
 
 /// The checks of one walk against the obstacles of its room in one frame.
@@ -98,8 +105,9 @@ impl PathCheck<'_> {
 
 /// The start of the polyline `path` (world points) up to `length` along it (at least
 /// its first point).
-fn path_prefix(path: &[Vec2], length: f32) -> Vec<Vec2> {
-    let mut out = vec![path[0]];
+fn path_prefix(path: &[Vec2], length: f32, out: &mut Vec<Vec2>) {
+    out.clear();
+    out.push(path[0]);
     let mut left = length;
     for pair in path.windows(2) {
         let step = pair[0].distance(pair[1]);
@@ -112,7 +120,6 @@ fn path_prefix(path: &[Vec2], length: f32) -> Vec<Vec2> {
         out.push(pair[1]);
         left -= step;
     }
-    out
 }
 
 /// Raster entries unused for this many layout generations are dropped.
@@ -141,6 +148,10 @@ pub(crate) fn replan_for_obstacles(
         rooms,
         rasters,
         near,
+        walk,
+        ahead_world,
+        ahead,
+        moved_away,
     } = &mut *cache;
     for (entity, walker, transform, child_of, path, planned_on, mut watch) in &mut walkers {
         if watch.generation == generation || now < watch.quiet_until {
@@ -152,9 +163,10 @@ pub(crate) fn replan_for_obstacles(
         let here = walker_xy(transform, child_of, &parents);
         // World -> mask, inverted once per walker rather than once per point.
         let to_mask = mapping.mask_to_world.inverse();
-        let world: Vec<Vec2> = std::iter::once(here)
-            .chain(path.waypoints.iter().skip(path.next).copied())
-            .collect();
+        walk.clear();
+        walk.push(here);
+        walk.extend(path.waypoints.iter().skip(path.next).copied());
+        let world = &*walk;
         let mask_point = |p: Vec2| {
             let p = to_mask.transform_point2(p);
             walkmask::Point::new(p.x, p.y)
@@ -166,9 +178,11 @@ pub(crate) fn replan_for_obstacles(
         } else {
             0.0
         };
-        let ahead_world = path_prefix(&world, look_ahead);
+        path_prefix(world, look_ahead, ahead_world);
         let goes_beyond = ahead_world.len() < world.len() || ahead_world.last() != world.last();
-        let ahead: Vec<walkmask::Point> = ahead_world.into_iter().map(mask_point).collect();
+        ahead.clear();
+        ahead.extend(ahead_world.iter().copied().map(mask_point));
+        let ahead = &*ahead;
         let end = [mask_point(world[world.len() - 1])];
         let mut check = PathCheck {
             current: rooms.room(&layout, basis.room, &mapping),
@@ -185,26 +199,28 @@ pub(crate) fn replan_for_obstacles(
         // Only the look-ahead and the destination are looked at; a walk that goes on
         // beyond the look-ahead is looked at again next frame, whether or not anything
         // moves, as the stretch ahead moves on with the walker.
-        let blocked = check.blocks(&ahead) || check.blocks(&end);
+        let blocked = check.blocks(ahead) || check.blocks(&end);
         let current = check.current;
         let standing_on = check.standing_on;
         let reach = clearance + BEND_MARGIN_PIXELS;
-        let moved_away: Vec<(Entity, Obstacle)> = watch
-            .seen
-            .iter()
-            .filter(|(seen_entity, seen)| {
-                seen.near_path(&ahead, reach)
-                    && !current.get(*seen_entity).is_some_and(|o| {
-                        o.footprint == seen.footprint
-                            && o.center.distance(seen.center) < MOVED_PIXELS
-                    })
-            })
-            .copied()
-            .collect();
+        moved_away.clear();
+        moved_away.extend(
+            watch
+                .seen
+                .iter()
+                .filter(|(seen_entity, seen)| {
+                    seen.near_path(ahead, reach)
+                        && !current.get(*seen_entity).is_some_and(|o| {
+                            o.footprint == seen.footprint
+                                && o.center.distance(seen.center) < MOVED_PIXELS
+                        })
+                })
+                .copied(),
+        );
         let freed = !moved_away.is_empty()
-            && rasterise(&moved_away, &mapping, reach)
+            && rasterise(&*moved_away, &mapping, reach)
                 .0
-                .first_on_path(&ahead, standing_on)
+                .first_on_path(ahead, standing_on)
                 .is_some();
         if goes_beyond && !(blocked || freed) {
             watch.generation = generation.wrapping_sub(1);
