@@ -38,6 +38,13 @@ use bevy::app::TaskPoolOptions;
 /// Whatever else the game runs on the async compute pool runs at that priority too.
 /// A thread whose priority cannot be changed stays as it was, with a warning in the
 /// log. In the browser there are no pool threads, and this changes nothing.
+///
+/// With [`AnswerTiming::AfterFrames`](crate::AnswerTiming::AfterFrames) the frame
+/// waits for a search that is due and has not finished; at the lowest priority that
+/// search runs only on a core nothing else wants, so the wait can last as long as the
+/// game keeps every core busy. The plugin says so in the log the first time a frame
+/// waits for a search on such a thread: for lockstep games and replays keep the
+/// default priority.
 #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
 pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
     #[cfg(not(target_arch = "wasm32"))]
@@ -48,7 +55,11 @@ pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
             if let Some(earlier) = &earlier {
                 earlier();
             }
-            if let Err(error) = lower_this_thread() {
+            let lowered = lower_this_thread();
+            if lowered.is_ok() {
+                LOWERED.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            if let Err(error) = lowered {
                 bevy::log::warn!(
                     "bevy_walkmask: could not lower the priority of an async compute thread \
                      ({error:?}); path searches share cores with the frame at equal priority"
@@ -57,6 +68,14 @@ pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
         }));
     }
     options
+}
+
+/// Whether a pool thread runs at the lowest priority.
+static LOWERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether some async compute thread was lowered by [`background_searches`].
+pub(crate) fn searches_in_background() -> bool {
+    LOWERED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Linux and Android: `SCHED_IDLE`, which the scheduler treats as an idle core when it

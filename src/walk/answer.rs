@@ -370,6 +370,15 @@ pub(super) fn apply_answer(
 /// threads; on the web, where tasks run between frames and a wait would never end,
 /// taken only if the task has run (else it lands in the first later frame it has).
 fn collect_due(task: &mut Task<PlanOutput>) -> Option<PlanOutput> {
+    #[cfg(all(feature = "background_searches", not(target_arch = "wasm32")))]
+    if !task.is_finished() && crate::plan::search_threads::searches_in_background() {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            warn!(
+                "bevy_walkmask: a frame waits for a search on an async compute thread of the                  lowest priority (background_searches with AnswerTiming::AfterFrames); the                  wait lasts as long as other threads keep the cores busy"
+            );
+        });
+    }
     #[cfg(not(target_arch = "wasm32"))]
     return Some(block_on(task));
     #[cfg(target_arch = "wasm32")]

@@ -269,8 +269,9 @@ fn take_spot(
 
 /// A standing walker that avoidance moves out of someone's way.
 type NudgedWalker = (
-    &'static Walker,
-    &'static mut Transform,
+    Entity,
+    Ref<'static, Walker>,
+    Mut<'static, Transform>,
     Option<&'static ChildOf>,
     &'static CrowdMotion,
 );
@@ -284,15 +285,29 @@ type NudgedWalker = (
 pub(crate) fn nudge_standing_walkers(
     time: Res<Time>,
     mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
+    rooms: Query<Ref<crate::room::WalkRoom>>,
+    masks: Res<Assets<crate::asset::WalkMask>>,
     parents: Parents,
     mut grids: WalkerGrids,
+    mut stepping: Local<bevy::ecs::entity::EntityHashSet>,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();
-    for (walker, mut transform, child_of, motion) in &mut walkers {
+    // Where a standing walker may stand is looked at again only when it, its room or
+    // its mask changed, or while it steps off.
+    let rooms_changed = masks.is_changed() || rooms.iter().any(|room| room.is_changed());
+    for (entity, walker, mut transform, child_of, motion) in &mut walkers {
+        let look = motion.avoided.is_some()
+            || rooms_changed
+            || walker.is_changed()
+            || transform.is_changed()
+            || stepping.contains(&entity);
+        if !look {
+            continue;
+        }
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
-        let Some(grid) = grids.of(walker, start) else {
+        let Some(grid) = grids.of(&walker, start) else {
             continue;
         };
         let to = if let Some(velocity) = motion.avoided {
@@ -301,7 +316,13 @@ pub(crate) fn nudge_standing_walkers(
             None
         };
         let to = to.or_else(|| {
-            let off = grid.step_off(start)?;
+            let off = grid.step_off(start);
+            if off.is_some() {
+                stepping.insert(entity);
+            } else {
+                stepping.remove(&entity);
+            }
+            let off = off?;
             let speed = if walker.speed.is_finite() {
                 walker.speed.max(0.0)
             } else {

@@ -55,14 +55,13 @@ struct Body {
     /// Who gives way: lower moves; `None`: never pushed.
     rank: Option<u16>,
     push: Vec2,
+    moved: bool,
 }
 
 /// The pass's buffers, kept from frame to frame.
 #[derive(Default)]
 pub(crate) struct SeparationWork {
     bodies: Vec<Body>,
-    /// Indices of `bodies` sorted by room, then x.
-    order: Vec<usize>,
 }
 
 /// Pushes apart every two walkers of a room that overlap after the frame's moves (see
@@ -77,6 +76,7 @@ pub(crate) fn keep_walkers_apart(
     if !tuning.avoidance {
         return;
     }
+    grids.new_frame();
     let work = &mut *work;
     work.bodies.clear();
     for (
@@ -116,17 +116,23 @@ pub(crate) fn keep_walkers_apart(
             layers: avoidance.layers,
             rank,
             push: Vec2::ZERO,
+            moved: false,
         });
     }
     if work.bodies.len() < 2 {
         return;
     }
-    // The same pushes whatever order the query gives.
-    work.bodies.sort_unstable_by_key(|b| b.entity);
+    // Sorted by room, then x, once: a push moves a walker less than a radius, so a
+    // sweep wide enough for that finds every pair in later rounds too.
+    work.bodies.sort_unstable_by(|a, b| {
+        (a.room, a.at.x)
+            .partial_cmp(&(b.room, b.at.x))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     let widest = work.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let mut moved = false;
-    for _ in 0..ROUNDS {
-        if !push_apart(work, widest) {
+    for round in 0..ROUNDS {
+        if !push_apart(&mut work.bodies, widest * (1 + 2 * round) as f32) {
             break;
         }
         moved = true;
@@ -140,8 +146,11 @@ pub(crate) fn keep_walkers_apart(
             let to = grids
                 .of(walker, body.at)
                 .and_then(|grid| grid.slide(body.at, body.push));
-            if let Some(to) = to {
+            if let Some(to) = to
+                && to != body.at
+            {
                 body.at = to;
+                body.moved = true;
             }
             body.push = Vec2::ZERO;
         }
@@ -149,16 +158,13 @@ pub(crate) fn keep_walkers_apart(
     if !moved {
         return;
     }
-    for body in &work.bodies {
+    for body in work.bodies.iter().filter(|b| b.moved) {
         let Ok((.., mut transform, child_of, _, _, _, _, off_path, placed)) =
             walkers.get_mut(body.entity)
         else {
             continue;
         };
         let parent = parent_of(child_of, &parents);
-        if world_position(&transform, parent).truncate() == body.at {
-            continue;
-        }
         set_world_xy(&mut transform, parent, body.at);
         // Pushed off its path: it looks for its next corner again (and is planned
         // again if it no longer sees it), and the move is the plugin's, not game code's.
@@ -172,21 +178,15 @@ pub(crate) fn keep_walkers_apart(
 }
 
 /// Adds to each body the push that takes it out of its overlaps (sweeping each room
-/// along x). Whether any body is to move.
-fn push_apart(work: &mut SeparationWork, widest: f32) -> bool {
-    let bodies = &mut work.bodies;
-    work.order.clear();
-    work.order.extend(0..bodies.len());
-    work.order.sort_unstable_by(|&a, &b| {
-        (bodies[a].room, bodies[a].at.x)
-            .partial_cmp(&(bodies[b].room, bodies[b].at.x))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+/// along x, `bodies` sorted by room and then nearly by x: a pair is looked at while
+/// the second lies less than `reach` plus the first's radius to the right). Whether
+/// any body is to move.
+fn push_apart(bodies: &mut [Body], reach: f32) -> bool {
     let mut any = false;
-    for (k, &i) in work.order.iter().enumerate() {
-        for &j in &work.order[k + 1..] {
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
             let (a, b) = (&bodies[i], &bodies[j]);
-            if b.room != a.room || b.at.x - a.at.x > a.radius + widest {
+            if b.room != a.room || b.at.x - a.at.x > a.radius + reach {
                 break;
             }
             let reach = a.radius + b.radius;

@@ -7,7 +7,8 @@
 //! way, interactions with hotspots started, hotspots switched, despawned and spawned
 //! again, walks hurried: skipped to their end or run, exits taken into a second
 //! room and back with `enter_room`, walkers despawned by observers of their own
-//! arrival), under every answer timing, checked against the invariants after every
+//! arrival; a third of the cases under a grid budget too small for one grid), under
+//! every answer timing, checked against the invariants after every
 //! frame and at the end:
 //!
 //! * every request gets exactly one answer, and nothing comes for an unknown one;
@@ -271,8 +272,12 @@ impl Case {
             2 => AnswerTiming::AfterFrames(3),
             _ => AnswerTiming::WhenReady,
         };
+        // A third of the cases with a grid budget too small for even one grid: every
+        // grid a frame uses is kept all the same, and none evicts another in use.
+        let tight = rng.chance(3);
         let plugin = WalkmaskPlugin {
             answer_timing: timing,
+            grid_cache_bytes: if tight { 4096 } else { 64 << 20 },
             ..deterministic()
         };
         let mut app = if matches!(mode, Mode::Replay { .. }) {
