@@ -144,15 +144,27 @@ pub(crate) fn move_walkers(
             });
             continue;
         }
-        if let Some(velocity) = wanted {
-            let Some((grid, to)) = grids.of(walker, start).and_then(|grid| {
-                let to = grid.slide(start, velocity * dt)?;
-                Some((grid, to))
-            }) else {
-                // No grid yet: it waits rather than walk blind.
-                heading.set_if_neq(WalkHeading(Vec2::ZERO));
-                continue;
-            };
+        // Standing on a pixel its grid blocks (its room moved under it, a gate shut
+        // on it), it cannot slide: it walks its path as planned, whose first corner
+        // is where a walk from here steps off to.
+        let slid = match wanted {
+            Some(velocity) => match grids.of(walker, start) {
+                None => {
+                    // No grid yet: it waits rather than walk blind.
+                    heading.set_if_neq(WalkHeading(Vec2::ZERO));
+                    continue;
+                }
+                Some(grid) => grid
+                    .slide(start, velocity * dt)
+                    .map(|to| (velocity, to, grid.clone())),
+            },
+            None => None,
+        };
+        if slid.is_none() {
+            off_path.0 = false;
+        }
+        if let Some((velocity, to, grid)) = slid {
+            let grid = &grid;
             pos = to;
             if to != start {
                 direction = (to - start).normalize_or(direction);
