@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 
 use super::job::{PathJob, WalkOnHold};
+use super::movement::OffPath;
 use crate::placement::{Parents, parent_of, set_world_xy};
 use crate::request::RequestId;
 use crate::walker::{WalkPath, Walker};
@@ -62,6 +63,7 @@ type HurriedWalker = (
     Option<&'static mut WalkPath>,
     Option<&'static PathJob>,
     Has<WalkOnHold>,
+    Option<&'static OffPath>,
 );
 
 /// Puts walkers whose walk is skipped at its end (before walkers move, which then
@@ -72,7 +74,7 @@ pub(crate) fn hurry_walks(
     mut walkers: Query<HurriedWalker, With<Walker>>,
     parents: Parents,
 ) {
-    for (entity, hurried, mut transform, child_of, path, job, held) in &mut walkers {
+    for (entity, hurried, mut transform, child_of, path, job, held, off_path) in &mut walkers {
         let planned = job.is_some_and(|job| {
             job.request == hurried.request
                 || job
@@ -87,8 +89,10 @@ pub(crate) fn hurry_walks(
             continue;
         };
         // A walk on hold (its room changed under it, or game code moved it) may lead
-        // through a gate that just shut: it is skipped once its new plan lands.
-        if hurried.how != Hurry::Skip || held {
+        // through a gate that just shut: it is skipped once its new plan lands. A
+        // walker turned or pushed off its path may not see the path from where it
+        // stands: it is skipped once it is back on it.
+        if hurried.how != Hurry::Skip || held || off_path.is_some_and(|o| o.0) {
             continue;
         }
         let len = path.waypoints.len();

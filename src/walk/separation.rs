@@ -8,9 +8,9 @@
 //! apart, along the line between them, sliding along walls
 //! ([`walkmask::steer::slide`]), so a push never crosses a blocked pixel: the one of
 //! lower [`Avoidance::priority`] all the way, two of equal priority half way each. A
-//! walker is never pushed out of sight of its walk's next corner; a walk through
-//! given points (a cutscene's route) is never pushed; steered walkers are pushed only
-//! by each other.
+//! walker pushed off its path finds its way back to it as one turned aside by
+//! avoidance does ([`OffPath`]); a walk through given points (a cutscene's route) is
+//! never pushed; steered walkers are pushed only by each other.
 
 use bevy::prelude::*;
 
@@ -141,16 +141,12 @@ pub(crate) fn keep_walkers_apart(
             if body.push == Vec2::ZERO {
                 continue;
             }
-            let Ok((_, walker, _, _, _, _, path, ..)) = walkers.get(body.entity) else {
+            let Ok((_, walker, ..)) = walkers.get(body.entity) else {
                 continue;
             };
-            let next = path.and_then(|path| path.waypoints.get(path.next).copied());
-            // Never out of sight of the walk's next corner: a walk goes on (or is
-            // skipped to its end) from where it stands in a straight line.
-            let to = grids.of(walker, body.at).and_then(|grid| {
-                let to = grid.slide(body.at, body.push)?;
-                next.is_none_or(|next| grid.sees(to, next)).then_some(to)
-            });
+            let to = grids
+                .of(walker, body.at)
+                .and_then(|grid| grid.slide(body.at, body.push));
             if let Some(to) = to
                 && to != body.at
             {
