@@ -27,8 +27,11 @@ use crate::walker::{PlayerWalker, WalkPath, Walker};
 
 /// Overlaps below this share of the two radii are left alone.
 const TOLERANCE: f32 = 0.02;
-/// Rounds of pushes a frame: a push can press a walker onto a third one.
-const ROUNDS: usize = 2;
+/// Rounds of pushes a frame: a push can press a walker onto a third one, or onto a
+/// wall, which then passes the push back.
+const ROUNDS: usize = 3;
+/// A walker that slides less than this share of its push is pinned.
+const PINNED: f32 = 0.5;
 
 /// A walker that may be pushed apart from others.
 type SeparatedWalker = (
@@ -53,7 +56,8 @@ struct Body {
     at: Vec2,
     radius: f32,
     layers: u32,
-    /// Who gives way: lower moves; `None`: never pushed.
+    /// Who gives way: lower moves; `None`: never pushed (on a given route, or pinned
+    /// against a wall this frame).
     rank: Option<u16>,
     push: Vec2,
     moved: bool,
@@ -147,11 +151,19 @@ pub(crate) fn keep_walkers_apart(
             let to = grids
                 .of(walker, body.at)
                 .and_then(|grid| grid.slide(body.at, body.push));
+            let wanted = body.push.length();
+            let mut went = 0.0;
             if let Some(to) = to
                 && to != body.at
             {
+                went = to.distance(body.at);
                 body.at = to;
                 body.moved = true;
+            }
+            // Pinned against a wall (or standing where its grid blocks): for the rest
+            // of the frame it holds its place, and whoever pressed it takes the push.
+            if went < wanted * PINNED {
+                body.rank = None;
             }
             body.push = Vec2::ZERO;
         }

@@ -1027,3 +1027,37 @@ fn a_queue_through_a_door_keeps_walkers_apart() {
         assert_contract(app.world().resource::<Log>(), &ids);
     }
 }
+
+/// Two walkers put overlapping, the one that gives way pressed against the top wall
+/// by the push, part: the other, of higher priority, takes the push the first cannot
+/// (before, they stood 0.67 x their radii apart for ever).
+#[test]
+fn a_walker_pinned_against_a_wall_pushes_back_one_of_higher_priority() {
+    for pace in Pace::BOTH {
+        let (w, h) = (60, 40);
+        let walkable = |_: u32, _: u32| true;
+        let mut app = room_app(pace, w, h, walkable);
+        let walkers = spawn_all(
+            &mut app,
+            &[Vec2::new(0.0, 16.5), Vec2::new(0.0, 13.0)],
+            3.0,
+            40.0,
+        );
+        app.world_mut()
+            .entity_mut(walkers[0].0)
+            .insert(Avoidance::default().with_priority(10));
+        app.world_mut()
+            .entity_mut(walkers[1].0)
+            .insert(Avoidance::default().with_priority(250));
+        let mut clock = pace.clock();
+        clock.frames(&mut app, 30);
+        assert_clear_of_walls(&app, &walkers, (w, h), &walkable);
+        let apart = closest_pair(&app, &walkers);
+        assert!(
+            apart >= 0.97,
+            "{pace:?}: {} and {} stand {apart:.2} x their radii apart",
+            position(&app, walkers[0].0),
+            position(&app, walkers[1].0)
+        );
+    }
+}

@@ -1047,21 +1047,7 @@ impl Case {
                 )
             })
             .collect();
-        let everyone: Vec<String> = self
-            .walkers
-            .iter()
-            .map(|&w| {
-                format!(
-                    "{w} at {:?} radius {:?} {:?} solid {:?} {:?} motion {:?}",
-                    world.get::<Transform>(w).map(|t| t.translation.truncate()),
-                    world.get::<Walker>(w).map(|w| w.radius),
-                    world.get::<WalkState>(w),
-                    world.get::<WalkObstacle>(w),
-                    world.get::<Avoidance>(w),
-                    world.get::<CurrentRoom>(w),
-                )
-            })
-            .collect();
+        let everyone: Vec<String> = self.walkers.iter().map(|&w| self.describe(w)).collect();
         let unanswered: Vec<&RequestId> = self
             .issued
             .iter()
@@ -1109,17 +1095,31 @@ impl Case {
                 let (distance, reach) = (a.1.distance(b.1), a.2 + b.2);
                 assert!(
                     distance >= reach * 0.75,
-                    "seed {seed}: {} at {} and {} at {} stand {distance} apart, radii {} and {}\n{}",
+                    "seed {seed}: {} and {} stand {distance} apart\n{}\n{}\n{}",
                     a.0,
-                    a.1,
                     b.0,
-                    b.1,
-                    a.2,
-                    b.2,
+                    self.describe(a.0),
+                    self.describe(b.0),
                     self.trace.join("\n")
                 );
             }
         }
+    }
+
+    /// What a failure says of walker `w`.
+    fn describe(&self, w: Entity) -> String {
+        let world = self.app.world();
+        format!(
+            "{w} at {:?} radius {:?} {:?} solid {:?} {:?} room {:?} path {:?} chase {:?}",
+            world.get::<Transform>(w).map(|t| t.translation.truncate()),
+            world.get::<Walker>(w).map(|w| w.radius),
+            world.get::<WalkState>(w),
+            world.get::<WalkObstacle>(w),
+            world.get::<Avoidance>(w),
+            world.get::<CurrentRoom>(w),
+            world.get::<WalkPath>(w),
+            world.get::<WalkChase>(w),
+        )
     }
 
     /// Whether every walker stands, with nothing left to answer.
