@@ -156,7 +156,7 @@ pub(crate) fn move_walkers(
                 }
                 Some(grid) => grid
                     .slide(start, velocity * dt)
-                    .map(|to| (velocity, to, grid.clone())),
+                    .map(|to| (velocity, to, grid)),
             },
             None => None,
         };
@@ -164,7 +164,6 @@ pub(crate) fn move_walkers(
             off_path.0 = false;
         }
         if let Some((velocity, to, grid)) = slid {
-            let grid = &grid;
             pos = to;
             if to != start {
                 direction = (to - start).normalize_or(direction);
@@ -306,8 +305,9 @@ pub(crate) fn nudge_standing_walkers(
     let dt = time.delta_secs();
     grids.new_frame();
     // Where a standing walker may stand is looked at again only when it, its room or
-    // its mask changed, or while it steps off.
+    // its mask changed, or while it steps off or waits for its grid.
     let rooms_changed = masks.is_changed() || rooms.iter().any(|room| room.is_changed());
+    stepping.retain(|&entity| walkers.contains(entity));
     for (entity, walker, mut transform, child_of, motion) in &mut walkers {
         let look = motion.avoided.is_some()
             || rooms_changed
@@ -320,6 +320,8 @@ pub(crate) fn nudge_standing_walkers(
         let parent = parent_of(child_of, &parents);
         let start = world_position(&transform, parent).truncate();
         let Some(grid) = grids.of(&walker, start) else {
+            // Its grid is still being built: it is looked at again next frame.
+            stepping.insert(entity);
             continue;
         };
         let to = if let Some(velocity) = motion.avoided {

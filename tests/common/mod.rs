@@ -525,3 +525,46 @@ pub fn assert_contract(log: &Log, ids: &[RequestId]) {
         }
     }
 }
+
+/// A window of 1280 x 720 and a 2D camera at the origin (its projection filled in by
+/// hand: the camera systems live in the renderer); returns the window.
+pub fn window_and_camera(app: &mut App) -> Entity {
+    use bevy::camera::{CameraProjection, RenderTargetInfo};
+    let window = app
+        .world_mut()
+        .spawn((Window::default(), bevy::window::PrimaryWindow))
+        .id();
+    let mut projection = OrthographicProjection::default_2d();
+    projection.update(1280.0, 720.0);
+    let mut camera = Camera::default();
+    camera.computed.target_info = Some(RenderTargetInfo {
+        physical_size: UVec2::new(1280, 720),
+        scale_factor: 1.0,
+    });
+    camera.computed.clip_from_view = projection.get_clip_from_view();
+    app.world_mut().spawn((Camera2d, camera));
+    window
+}
+
+/// Puts the cursor of `window` (from [`window_and_camera`]) over world point `world`.
+pub fn put_cursor(app: &mut App, window: Entity, world: Vec2) {
+    app.world_mut()
+        .get_mut::<Window>(window)
+        .unwrap()
+        .set_cursor_position(Some(Vec2::new(640.0 + world.x, 360.0 - world.y)));
+}
+
+/// Presses (`true`) or releases the left mouse button over `window`.
+pub fn left_button(app: &mut App, window: Entity, pressed: bool) {
+    use bevy::input::ButtonState;
+    use bevy::input::mouse::MouseButtonInput;
+    app.world_mut().write_message(MouseButtonInput {
+        button: MouseButton::Left,
+        state: if pressed {
+            ButtonState::Pressed
+        } else {
+            ButtonState::Released
+        },
+        window,
+    });
+}

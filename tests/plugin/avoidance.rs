@@ -335,16 +335,31 @@ fn chasers_of_a_standing_player_surround_it() {
     }
 }
 
+/// A `w` x `h` room with a wall 6 pixels thick at x = `wall..=wall + 5`, open at rows
+/// `door.0..door.1`: the app, and where it is walkable.
+fn door_room(
+    pace: Pace,
+    (w, h): (u32, u32),
+    wall: u32,
+    door: (u32, u32),
+) -> (
+    App,
+    impl Fn(u32, u32) -> bool + Copy + Send + Sync + 'static,
+) {
+    let walkable =
+        move |x: u32, y: u32| !(wall..=wall + 5).contains(&x) || (door.0..door.1).contains(&y);
+    (room_app(pace, w, h, walkable), walkable)
+}
+
 /// Twenty walkers sent through a door only wide enough for one at a time all get
 /// through and arrive.
 #[test]
 fn a_crowd_through_a_narrow_door_all_arrive() {
     for pace in Pace::BOTH {
         let (w, h) = (300, 160);
-        // A wall at x = 150..=155 with a door 16 pixels tall (y = 72..88): room for
-        // one walker of radius 5 (its centre needs the middle 6 pixels).
-        let walkable = |x: u32, y: u32| !(150..=155).contains(&x) || (72..88).contains(&y);
-        let mut app = room_app(pace, w, h, walkable);
+        // A door 16 pixels tall: room for one walker of radius 5 (its centre needs
+        // the middle 6 pixels).
+        let (mut app, walkable) = door_room(pace, (w, h), 150, (72, 88));
         let points: Vec<Vec2> = rows_of(20, 5, Vec2::new(-130.0, -50.0), Vec2::new(14.0, 30.0));
         let walkers = spawn_all(&mut app, &points, 5.0, 80.0);
         app.update();
@@ -990,9 +1005,7 @@ fn walkers_needing_two_grids_under_a_budget_for_one_both_arrive() {
 fn a_queue_through_a_door_keeps_walkers_apart() {
     for pace in Pace::BOTH {
         let (w, h) = (200, 100);
-        // A wall at x = 100..=105 with a door at y = 44..56.
-        let walkable = |x: u32, y: u32| !(100..=105).contains(&x) || (44..56).contains(&y);
-        let mut app = room_app(pace, w, h, walkable);
+        let (mut app, walkable) = door_room(pace, (w, h), 100, (44, 56));
         let points: Vec<Vec2> = rows_of(12, 3, Vec2::new(-60.0, -12.0), Vec2::new(10.0, 12.0));
         let walkers = spawn_all(&mut app, &points, 4.0, 70.0);
         app.update();

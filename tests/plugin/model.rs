@@ -7,7 +7,9 @@
 //! way, interactions with hotspots started, hotspots switched, despawned and spawned
 //! again, walks hurried: skipped to their end or run, exits taken into a second
 //! room and back with `enter_room`, walkers despawned by observers of their own
-//! arrival; a third of the cases under a grid budget too small for one grid), under
+//! arrival, walk-behinds' baselines moved and hidden, the left button pressed,
+//! held and released over the room as the cursor moves (press and hold to walk);
+//! a third of the cases under a grid budget too small for one grid), under
 //! every answer timing, checked against the invariants after every
 //! frame and at the end:
 //!
@@ -20,6 +22,8 @@
 //! * region entries and exits pair up per walker, also for walkers despawned or
 //!   stripped of `Walker`, and `InRegion` names the enabled region under the walker
 //!   (or none);
+//! * a walker is drawn in front of a walk-behind exactly when its feet are below the
+//!   walk-behind's baseline;
 //! * `RoomExitRequested` comes only after the walker walked to the exit's walk-to
 //!   point (`InteractionArrived::at_walk_to`), never for a look or a verb acted in
 //!   place;
@@ -48,7 +52,7 @@ use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus, WalkStats};
 use common::{
     FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, deterministic, headless_app,
-    px, request, run, run_until,
+    left_button, put_cursor, px, request, run, run_until, window_and_camera,
 };
 
 /// The room's region layer: 1 on the band x = 10..=12, 2 on the line x = 20 (one
@@ -62,6 +66,17 @@ fn region_pixel(x: u32, y: u32) -> u8 {
         3
     } else {
         0
+    }
+}
+
+/// The room's walk-behind layer: a pillar (1, x = 2..=7, y = 0..=20) and a counter
+/// (2, x = 46..=60, y = 30..=40).
+#[cfg(feature = "walk_behinds")]
+fn behind_pixel(x: u32, y: u32) -> u8 {
+    match (x, y) {
+        (2..=7, 0..=20) => 1,
+        (46..=60, 30..=40) => 2,
+        _ => 0,
     }
 }
 
@@ -258,6 +273,10 @@ struct Case {
     /// Walkers game code put somewhere (spawned, moved) that have not walked since:
     /// they may stand where their grid does not let them, and nothing moves them.
     placed: HashSet<Entity>,
+    /// The window the cursor clicks in.
+    window: Entity,
+    /// Where the cursor is while the left button is held down.
+    held: Option<Vec2>,
 }
 
 impl Case {
@@ -278,6 +297,7 @@ impl Case {
         let plugin = WalkmaskPlugin {
             answer_timing: timing,
             grid_cache_bytes: if tight { 4096 } else { 64 << 20 },
+            click_input: ClickInput::Cursor,
             ..deterministic()
         };
         let mut app = if matches!(mode, Mode::Replay { .. }) {
@@ -348,6 +368,27 @@ impl Case {
         let hotspots = (1..=3)
             .map(|id| app.world_mut().spawn((hotspot(id), ChildOf(room))).id())
             .collect::<Vec<_>>();
+        #[cfg(feature = "walk_behinds")]
+        {
+            use bevy::asset::RenderAssetUsages;
+            app.init_asset::<Image>();
+            let picture = image::RgbaImage::from_pixel(64, 48, image::Rgba([90, 80, 70, 255]));
+            let picture = app
+                .world_mut()
+                .resource_mut::<Assets<Image>>()
+                .add(Image::from_dynamic(
+                    image::DynamicImage::ImageRgba8(picture),
+                    true,
+                    RenderAssetUsages::default(),
+                ));
+            let layer = add_mask(&mut app, 64, 48, behind_pixel);
+            app.world_mut().entity_mut(room).insert(
+                WalkBehinds::new(layer, picture)
+                    .with_walk_behind(1, 4.0)
+                    .with_walk_behind(2, -16.0),
+            );
+        }
+        let window = window_and_camera(&mut app);
         // Hotspot 1 is also the exit to the second room (its walk-off leaves the
         // picture at the bottom), 1000 units to the right, where walkers come in at
         // its gate and from which the same way leads back.
@@ -386,6 +427,8 @@ impl Case {
             clock: paced.then(|| Pace::Paced.clock()),
             crowd: mode != Mode::Random,
             placed: HashSet::new(),
+            window,
+            held: None,
         };
         let walkers = if case.crowd {
             10
@@ -438,6 +481,7 @@ impl Case {
         if self.rng.chance(3) {
             walker.insert(WalkObstacle::circle(1.5));
         }
+        walker.insert(Baseline::Feet);
         let id = walker.id();
         self.walkers.push(id);
         self.placed.insert(id);
@@ -462,7 +506,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(21);
+        let op = self.rng.below(23);
         let at = self
             .app
             .world()
@@ -652,6 +696,35 @@ impl Case {
                     .entity_mut(walker)
                     .insert(DespawnOnArrival);
             }
+            21 => {
+                let id = 1 + self.rng.below(2) as u8;
+                let baseline = (!self.rng.chance(4))
+                    .then(|| self.room_at.y + self.rng.below(48) as f32 - 24.0);
+                #[cfg(feature = "walk_behinds")]
+                {
+                    let room = self.room;
+                    self.app
+                        .world_mut()
+                        .get_mut::<WalkBehinds>(room)
+                        .unwrap()
+                        .set_baseline(id, baseline);
+                }
+                #[cfg(not(feature = "walk_behinds"))]
+                let _ = (id, baseline);
+            }
+            22 => {
+                // The left button pressed over a random point, or let go.
+                if self.held.take().is_some() {
+                    left_button(&mut self.app, self.window, false);
+                } else {
+                    let at = self.random_point();
+                    if at.is_finite() {
+                        put_cursor(&mut self.app, self.window, at);
+                        left_button(&mut self.app, self.window, true);
+                        self.held = Some(at);
+                    }
+                }
+            }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
                 let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
@@ -712,6 +785,18 @@ impl Case {
             let next = at + Vec2::new(self.rng.below(3) as f32 - 1.0, 0.0);
             self.streams.insert(walker, next);
             self.request(walker, next);
+        }
+        // A held button's cursor drifts: the players follow it.
+        if let Some(at) = self.held
+            && self.rng.chance(2)
+        {
+            let next = at
+                + Vec2::new(
+                    self.rng.below(5) as f32 - 2.0,
+                    self.rng.below(5) as f32 - 2.0,
+                );
+            put_cursor(&mut self.app, self.window, next);
+            self.held = Some(next);
         }
         self.app.world_mut().flush();
         let before = self.positions();
@@ -833,12 +918,54 @@ impl Case {
         self.check_regions(&ctx, &moved_rooms);
         self.check_answers(&ctx);
         self.check_interactions(&ctx, false);
+        #[cfg(feature = "walk_behinds")]
+        self.check_walk_behinds(&ctx);
         let unearned = &self.app.world().resource::<ExitLog>().unearned;
         assert!(
             unearned.is_empty(),
             "{ctx}: exits requested without a walk to the exit: {unearned:?}\n{}",
             self.trace.join("\n")
         );
+    }
+
+    /// Every walker is drawn in front of a shown walk-behind exactly when its feet are
+    /// below the walk-behind's baseline (walkers within 3 units of it are left out:
+    /// the sort reads a room's placement of the frame before, and the room moves by 2
+    /// units at most).
+    #[cfg(feature = "walk_behinds")]
+    fn check_walk_behinds(&mut self, ctx: &str) {
+        let cut_outs: Vec<(u8, f32, f32)> = self
+            .app
+            .world_mut()
+            .query::<(&WalkBehind, &Baseline, &GlobalTransform, &Visibility)>()
+            .iter(self.app.world())
+            .filter_map(|(behind, baseline, at, visibility)| match baseline {
+                Baseline::At(y) if *visibility != Visibility::Hidden => {
+                    Some((behind.id, *y, at.translation().z))
+                }
+                _ => None,
+            })
+            .collect();
+        let world = self.app.world();
+        for &walker in &self.walkers {
+            let Some(at) = world
+                .get::<GlobalTransform>(walker)
+                .map(|t| t.translation())
+            else {
+                continue;
+            };
+            for &(id, baseline, z) in &cut_outs {
+                if !at.y.is_finite() || (at.y - baseline).abs() < 3.0 {
+                    continue;
+                }
+                assert_eq!(
+                    at.y < baseline,
+                    at.z > z,
+                    "{ctx}: {walker} at {at} against walk-behind {id} (baseline {baseline}, z {z})\n{}",
+                    self.trace.join("\n")
+                );
+            }
+        }
     }
 
     /// No interaction ends twice; a walker has `Interacting` exactly while one is
@@ -996,6 +1123,9 @@ impl Case {
     /// walkers that avoid each other stand apart.
     fn settle(&mut self, seed: u64) {
         self.streams.clear();
+        if self.held.take().is_some() {
+            left_button(&mut self.app, self.window, false);
+        }
         let world = self.app.world();
         self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
         for &walker in &self.walkers.clone() {
@@ -1274,16 +1404,18 @@ fn run_replay(seed: u64, paced: bool) -> (Replay, Vec<String>) {
     (frames, log)
 }
 
+/// The number in environment variable `name`, or `default`.
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[test]
 fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
-    let cases: u64 = std::env::var("WALKMASK_MODEL_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("WALKMASK_MODEL_CASES", 2000);
+    let first = env_number("WALKMASK_MODEL_SEED", 1);
     for seed in first..first + cases {
         run_case(seed);
     }
@@ -1294,14 +1426,8 @@ fn random_operation_sequences_keep_the_walk_lifecycle_invariants() {
 /// `WALKMASK_PACED_CASES` sets the number of runs (default 4).
 #[test]
 fn paced_crowds_end_every_walk() {
-    let cases: u64 = std::env::var("WALKMASK_PACED_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
-    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("WALKMASK_PACED_CASES", 4);
+    let first = env_number("WALKMASK_MODEL_SEED", 1);
     for seed in first..first + cases {
         run_paced_case(seed);
     }
@@ -1314,14 +1440,8 @@ fn paced_crowds_end_every_walk() {
 /// number of cases (default 12).
 #[test]
 fn replays_are_the_same_frame_by_frame_however_the_pool_runs() {
-    let cases: u64 = std::env::var("WALKMASK_REPLAY_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12);
-    let first: u64 = std::env::var("WALKMASK_MODEL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("WALKMASK_REPLAY_CASES", 12);
+    let first = env_number("WALKMASK_MODEL_SEED", 1);
     for seed in first..first + cases {
         let (back_to_back, log_a) = run_replay(seed, false);
         let (paced, log_b) = run_replay(seed, true);

@@ -12,9 +12,9 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{FieldCacheStats, Hurry, KeepWarm, WarmFieldCache};
 use common::{
-    Kind, Log, Pace, assert_contract, create_generated_dir, deterministic, headless_app, load_mask,
-    path_stays_on, pixel_of, position, px, request, room_pixel, run, spawn_walker, wait_for,
-    wall_room_app, write_grey_png,
+    Kind, Log, Pace, assert_contract, create_generated_dir, deterministic, headless_app,
+    left_button, load_mask, path_stays_on, pixel_of, position, put_cursor, px, request, room_pixel,
+    run, spawn_walker, wait_for, wall_room_app, window_and_camera, write_grey_png,
 };
 
 fn on_wall(p: Vec2) -> bool {
@@ -372,47 +372,6 @@ fn requests_that_cannot_start_are_answered() {
     let log = app.world().resource::<Log>();
     assert_eq!(log.kinds(route), vec![Kind::Unreachable]);
     assert_eq!(log.kinds(ghost), vec![Kind::Unreachable]);
-}
-
-/// A window of 1280 x 720 and a 2D camera at the origin (its projection filled in by
-/// hand: the camera systems live in the renderer); returns the window.
-fn window_and_camera(app: &mut App) -> Entity {
-    use bevy::camera::{CameraProjection, RenderTargetInfo};
-    let window = app
-        .world_mut()
-        .spawn((Window::default(), bevy::window::PrimaryWindow))
-        .id();
-    let mut projection = OrthographicProjection::default_2d();
-    projection.update(1280.0, 720.0);
-    let mut camera = Camera::default();
-    camera.computed.target_info = Some(RenderTargetInfo {
-        physical_size: UVec2::new(1280, 720),
-        scale_factor: 1.0,
-    });
-    camera.computed.clip_from_view = projection.get_clip_from_view();
-    app.world_mut().spawn((Camera2d, camera));
-    window
-}
-
-fn put_cursor(app: &mut App, window: Entity, world: Vec2) {
-    app.world_mut()
-        .get_mut::<Window>(window)
-        .unwrap()
-        .set_cursor_position(Some(Vec2::new(640.0 + world.x, 360.0 - world.y)));
-}
-
-fn left_button(app: &mut App, window: Entity, pressed: bool) {
-    use bevy::input::ButtonState;
-    use bevy::input::mouse::MouseButtonInput;
-    app.world_mut().write_message(MouseButtonInput {
-        button: MouseButton::Left,
-        state: if pressed {
-            ButtonState::Pressed
-        } else {
-            ButtonState::Released
-        },
-        window,
-    });
 }
 
 /// Press and hold: while the left button stays down, the player walks toward the
