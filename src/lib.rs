@@ -20,8 +20,8 @@
 //! * **Walking**: [`Walker`]s walk at a constant speed; [`PlayerWalker`]s follow
 //!   clicks ([`ClickInput`]). Game code asks with a [`WalkRequest`] or
 //!   [`WalkCommandsExt::walk_to`], routes cutscenes with [`WalkRoute::Anywhere`],
-//!   steers with [`WalkInput`], chases with [`WalkChase`], and turns walkers with
-//!   [`Facing`]. [`WalkHover`] says what a click at the pointer would do, and
+//!   steers with [`WalkInput`], chases with [`WalkChase`], has companions follow with
+//!   [`WalkFollow`], and turns walkers with [`Facing`]. [`WalkHover`] says what a click at the pointer would do, and
 //!   [`WalkQuery`] answers questions without moving anyone
 //!   ([walking](guide::walking)).
 //! * **Outcomes**: every request gets exactly one answer ([`PathReady`],
@@ -136,6 +136,7 @@ pub mod debug;
 pub mod depth;
 pub mod diagnostics;
 pub mod facing;
+pub mod follow;
 pub mod guide;
 pub mod hover;
 mod input;
@@ -167,6 +168,7 @@ pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use depth::{Baseline, DepthSorting};
 pub use diagnostics::WalkmaskDiagnosticsPlugin;
 pub use facing::{FaceTarget, Facing, FacingDirection};
+pub use follow::WalkFollow;
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
 #[cfg(feature = "sprites")]
@@ -217,11 +219,11 @@ pub mod prelude {
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
         PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestEnded,
         RequestId, RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason,
-        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkHeading, WalkHotspots,
-        WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy,
-        WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState,
-        WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
-        WhileInRegion,
+        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkFollow, WalkHeading,
+        WalkHotspots, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
+        WalkPath, WalkPolicy, WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute,
+        WalkScaling, WalkState, WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin,
+        WalkmaskSystems, WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -408,6 +410,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkRoute>()
             .register_type::<WalkInput>()
             .register_type::<WalkChase>()
+            .register_type::<WalkFollow>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()
@@ -512,6 +515,7 @@ impl Plugin for WalkmaskPlugin {
                 walk::replan::replan_changed,
                 walk::obstacle_watch::replan_for_obstacles,
                 chase::aim_chasers,
+                follow::follow_leaders,
                 walk::accept::read_requests,
             )
                 .chain_ignore_deferred(),
@@ -568,6 +572,7 @@ impl Plugin for WalkmaskPlugin {
             .add_observer(layers::regions::region_walker_removed)
             .add_observer(walk::replan::place_new_walker)
             .add_observer(chase::forget_aim)
+            .add_observer(follow::forget_following)
             .add_observer(layers::hotspots::interaction_request_ended)
             .add_observer(layers::hotspots::interaction_walker_removed)
             .add_observer(layers::hotspots::hotspot_removed)

@@ -407,7 +407,7 @@ impl ExitCommandsExt for EntityCommands<'_> {
 /// Moves `walker` to world `at` in `room`. A walker parented to another room leaves
 /// it (it would be despawned with it) and keeps its world z; one parented to
 /// anything else stays there.
-fn place_in_room(world: &mut World, walker: Entity, room: Entity, at: Vec2) {
+pub(crate) fn place_in_room(world: &mut World, walker: Entity, room: Entity, at: Vec2) {
     let parent = world.get::<ChildOf>(walker).map(ChildOf::parent);
     if let Some(parent) = parent
         && parent != room

@@ -3,7 +3,9 @@
 use bevy::prelude::*;
 
 use super::end::block_walker;
-use super::job::{GivenRoute, PathJob, PlannedOn, WalkOnHold, on_given_route, queue_replan};
+use super::job::{
+    GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold, on_given_route, queue_replan,
+};
 use super::replan::Placed;
 use super::speed::{SpeedFactors, speed_factor};
 use super::stats::count_and_emit;
@@ -32,7 +34,7 @@ type MovingWalker = (
     Has<WalkOnHold>,
     &'static CrowdMotion,
     &'static mut OffPath,
-    Has<PathJob>,
+    Option<&'static PathJob>,
     Has<WalkChase>,
     Option<&'static GivenRoute>,
 );
@@ -74,11 +76,17 @@ pub(crate) fn move_walkers(
         held,
         motion,
         mut off_path,
-        planning,
+        job,
         chaser,
         given,
     ) in &mut walkers.p0()
     {
+        let planning = job.is_some();
+        // Planning nothing but this walk again (no newer request waits): giving up
+        // on it drops that re-plan too.
+        let only_replanning = job.is_none_or(|job| {
+            job.kind == JobKind::Replan && job.request == path.request && job.pending.is_none()
+        });
         // A walk through given points goes its way: no avoidance, slides, tile waits
         // or re-plans.
         let scripted = on_given_route(Some(&path), given);
@@ -133,7 +141,7 @@ pub(crate) fn move_walkers(
             debug!("walker {entity}: blocked, re-planning");
             queue_replan(&mut commands, entity, &path, chaser);
         }
-        if motion.gave_up == Some(path.request) && !planning && !scripted {
+        if motion.gave_up == Some(path.request) && only_replanning && !scripted {
             debug!("walker {entity}: still blocked after re-planning, stopping");
             heading.set_if_neq(WalkHeading(Vec2::ZERO));
             let request = path.request;

@@ -20,6 +20,7 @@ mod diagnostics;
 mod examples;
 mod exits;
 mod facing;
+mod follow;
 mod hotspots;
 mod hover;
 mod lifecycle;

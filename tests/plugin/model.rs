@@ -1,6 +1,7 @@
 //! Model-based randomized test of the walk lifecycle: random sequences of what games
 //! do to walkers (requests, a request every frame, stops, steering on and off,
-//! `WalkInput` removed, cutscene routes, chasing on and off, areas toggled, solid
+//! `WalkInput` removed, cutscene routes, chasing and following on and off (a
+//! follower comes along into its leader's room), areas toggled, solid
 //! obstacles added and removed, avoidance switched and its priority changed among
 //! walkers with radii, the room moved, walkers moved by game code, despawned,
 //! stripped of `Walker`, the mask replaced, regions switched and made to block the
@@ -560,13 +561,22 @@ impl Case {
             }
             8 => {
                 let target = self.pick().filter(|t| *t != walker);
+                let follow = self.rng.chance(3);
                 let mut entity = self.app.world_mut().entity_mut(walker);
                 match target {
+                    Some(target) if follow && !entity.contains::<WalkFollow>() => {
+                        entity.insert(
+                            WalkFollow::new(target)
+                                .with_distance(4.0)
+                                .with_slack(3.0)
+                                .with_delay(0.05),
+                        );
+                    }
                     Some(target) if !entity.contains::<WalkChase>() => {
                         entity.insert(WalkChase::new(target));
                     }
                     _ => {
-                        entity.remove::<WalkChase>();
+                        entity.remove::<(WalkChase, WalkFollow)>();
                     }
                 }
             }
@@ -1132,7 +1142,7 @@ impl Case {
             self.app
                 .world_mut()
                 .entity_mut(walker)
-                .remove::<(WalkChase, WalkInput)>();
+                .remove::<(WalkChase, WalkFollow, WalkInput)>();
             // A route through given points may be as long as the game likes.
             if self
                 .walk_of(walker)
@@ -1270,7 +1280,7 @@ impl Case {
         self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
         for &walker in &self.walkers.clone() {
             let mut entity = self.app.world_mut().entity_mut(walker);
-            entity.remove::<(WalkChase, WalkInput)>();
+            entity.remove::<(WalkChase, WalkFollow, WalkInput)>();
             self.app
                 .world_mut()
                 .commands()
@@ -1464,4 +1474,8 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     // A search answered after its room moved was walked in the room's old placement,
     // through the wall (frame 68).
     run_case(20265502);
+    // A walker giving way to a standing one of higher priority on its path was
+    // re-planned every frame (each slide turned it out of sight of its next corner),
+    // so it never gave up while a re-plan was in flight: a walk that never ended.
+    run_case(1184);
 }
