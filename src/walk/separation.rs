@@ -61,6 +61,9 @@ struct Body {
     rank: Option<u16>,
     push: Vec2,
     moved: bool,
+    /// Where it stood before the pass: however many rounds push it, it ends on a
+    /// straight clear line from here.
+    origin: Vec2,
 }
 
 /// The pass's buffers, kept from frame to frame.
@@ -122,6 +125,7 @@ pub(crate) fn keep_walkers_apart(
             rank,
             push: Vec2::ZERO,
             moved: false,
+            origin: at,
         });
     }
     if work.bodies.len() < 2 {
@@ -148,9 +152,12 @@ pub(crate) fn keep_walkers_apart(
             let Ok((_, walker, ..)) = walkers.get(body.entity) else {
                 continue;
             };
-            let to = grids
-                .of(walker, body.at)
-                .and_then(|grid| grid.slide(body.at, body.push));
+            let to = grids.of(walker, body.at).and_then(|grid| {
+                let to = grid.slide(body.at, body.push)?;
+                // Pushed again after a push: only where the first place sees, so the
+                // frame's move never cuts a wall's corner.
+                (!body.moved || grid.sees(body.origin, to)).then_some(to)
+            });
             let wanted = body.push.length();
             let mut went = 0.0;
             if let Some(to) = to
