@@ -507,7 +507,7 @@ impl Plugin for WalkmaskPlugin {
             (
                 plan::grid_cache::next_frame,
                 room::place_rooms,
-                walk::membership::follow_rooms,
+                walk::membership::follow_rooms::<false>,
                 layers::hotspots::cancel_disabled_interactions,
                 layers::regions::block_regions,
                 obstacle::gather_obstacles,
@@ -531,7 +531,7 @@ impl Plugin for WalkmaskPlugin {
                     walk::hurry::hurry_walks,
                     walk::movement::move_walkers,
                     walk::separation::keep_walkers_apart,
-                    walk::membership::follow_rooms,
+                    walk::membership::follow_rooms::<true>,
                     // Regions first: a region's scale rule applies in the frame the
                     // walker enters it.
                     layers::regions::track_regions,

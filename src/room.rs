@@ -562,7 +562,27 @@ pub(crate) fn room_of<'a>(
     rooms: impl IntoIterator<Item = (Entity, &'a WalkRoom, &'a GlobalTransform)>,
     masks: &Assets<WalkMask>,
 ) -> RoomLookup {
-    let mut rooms = rooms.into_iter();
+    choose_room(
+        named,
+        rooms.into_iter().map(|(entity, room, transform)| {
+            let covers = move || {
+                masks.get(&room.mask).is_some_and(|mask| {
+                    let mapping = room.mapping(transform, mask.size());
+                    mapping.is_valid() && mapping.covers(position)
+                })
+            };
+            (entity, transform.translation().z, covers)
+        }),
+    )
+}
+
+/// The rule of [`room_of`] over rooms given as entity, world z and whether the
+/// room's mask covers the walker (asked only when it matters). One pass, no
+/// allocation: this runs for every walker on its way, every frame.
+fn choose_room(
+    named: Option<Entity>,
+    mut rooms: impl Iterator<Item = (Entity, f32, impl FnOnce() -> bool)>,
+) -> RoomLookup {
     if let Some(named) = named {
         return if rooms.any(|(entity, ..)| entity == named) {
             RoomLookup::Found(named)
@@ -570,23 +590,17 @@ pub(crate) fn room_of<'a>(
             RoomLookup::NotARoom(named)
         };
     }
-    // One pass, no allocation: this runs for every walker on its way, every frame.
     let mut count = 0;
     let mut last = None;
     // The covering room on top: highest world z, then the lowest entity.
     let mut best: Option<(f32, Entity)> = None;
-    for (entity, room, transform) in rooms {
+    for (entity, z, covers) in rooms {
         count += 1;
         last = Some(entity);
-        let covers = masks.get(&room.mask).is_some_and(|mask| {
-            let mapping = room.mapping(transform, mask.size());
-            mapping.is_valid() && mapping.covers(position)
-        });
-        let z = transform.translation().z;
         let above = |(best_z, best_entity): (f32, Entity)| {
             z > best_z || (z == best_z && entity < best_entity)
         };
-        if covers && best.is_none_or(above) {
+        if best.is_none_or(above) && covers() {
             best = Some((z, entity));
         }
     }
@@ -594,6 +608,63 @@ pub(crate) fn room_of<'a>(
         (1, Some(only), _) => RoomLookup::Found(only),
         (_, _, Some((_, entity))) => RoomLookup::Found(entity),
         _ => RoomLookup::NoRoom,
+    }
+}
+
+/// The rooms with their placements worked out once, for looking up the rooms of
+/// many walkers in one frame ([`room_of`]'s rule).
+#[derive(Default)]
+pub(crate) struct RoomIndex {
+    rooms: Vec<IndexedRoom>,
+}
+
+/// A room of a [`RoomIndex`].
+struct IndexedRoom {
+    entity: Entity,
+    z: f32,
+    /// World -> mask, and the mask's size; `None` while its mask is not loaded or
+    /// its placement cannot be inverted.
+    to_mask: Option<(Affine2, Vec2)>,
+}
+
+impl RoomIndex {
+    /// Indexes `rooms` as they stand now (a loaded mask and a valid placement each,
+    /// or none).
+    pub(crate) fn rebuild<'a>(
+        &mut self,
+        rooms: impl IntoIterator<Item = (Entity, &'a WalkRoom, &'a GlobalTransform)>,
+        masks: &Assets<WalkMask>,
+    ) {
+        self.rooms.clear();
+        self.rooms
+            .extend(rooms.into_iter().map(|(entity, room, transform)| {
+                IndexedRoom {
+                    entity,
+                    z: transform.translation().z,
+                    to_mask: masks
+                        .get(&room.mask)
+                        .map(|mask| room.mapping(transform, mask.size()))
+                        .filter(MaskMapping::is_valid)
+                        .map(|mapping| (mapping.mask_to_world.inverse(), mapping.size.as_vec2())),
+                }
+            }));
+    }
+
+    /// The room of a walker naming `named` at `position` (world), by [`room_of`]'s
+    /// rule.
+    pub(crate) fn room_of(&self, named: Option<Entity>, position: Vec2) -> RoomLookup {
+        choose_room(
+            named,
+            self.rooms.iter().map(|room| {
+                let covers = move || {
+                    room.to_mask.is_some_and(|(to_mask, size)| {
+                        let p = to_mask.transform_point2(position);
+                        p.is_finite() && p.x >= 0.0 && p.y >= 0.0 && p.x < size.x && p.y < size.y
+                    })
+                };
+                (room.entity, room.z, covers)
+            }),
+        )
     }
 }
 

@@ -6,8 +6,10 @@ use bevy::prelude::*;
 
 use crate::asset::WalkMask;
 use crate::placement::{Parents, walker_xy};
-use crate::room::{RoomLookup, WalkRoom, room_of};
+use crate::room::{RoomIndex, RoomLookup, WalkRoom};
 use crate::walker::Walker;
+
+use super::replan::Placed;
 
 /// The room a [`Walker`] is in now, kept by the plugin (every walker has one).
 ///
@@ -47,6 +49,7 @@ type MemberWalker = (
     Ref<'static, Transform>,
     Option<&'static ChildOf>,
     &'static mut CurrentRoom,
+    Option<&'static Placed>,
 );
 
 /// A room added, moved or changed since the system last ran.
@@ -58,7 +61,12 @@ type ChangedRoom = (
 /// Brings every walker's [`CurrentRoom`] up to date: all of them when a room was
 /// added, moved, changed or removed, or a mask loaded; else those that moved or
 /// whose [`Walker`] changed since this system last ran.
-pub(crate) fn follow_rooms(
+///
+/// `AFTER_MOVES`: run after the frame's moves, where every walker that moved is
+/// looked up; before them, a walker that stands where the plugin left it (at
+/// [`Placed`]) was looked up after that move and is not looked up again.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
     mut walkers: Query<MemberWalker>,
     rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
     changed_rooms: Query<(), ChangedRoom>,
@@ -66,23 +74,24 @@ pub(crate) fn follow_rooms(
     mut mask_events: MessageReader<AssetEvent<WalkMask>>,
     parents: Parents,
     masks: Res<Assets<WalkMask>>,
+    mut index: Local<RoomIndex>,
 ) {
     let all = !changed_rooms.is_empty()
         || removed_rooms.read().count() > 0
         || mask_events.read().count() > 0;
-    for (walker, transform, child_of, mut current) in &mut walkers {
+    index.rebuild(rooms.iter(), &masks);
+    for (walker, transform, child_of, mut current, placed) in &mut walkers {
         // A new walker (its default `None` just added) is looked up too, and one
         // under a parent, which may have moved it.
-        let stale = all
-            || transform.is_changed()
-            || current.is_added()
-            || walker.is_changed()
-            || child_of.is_some();
+        let moved = transform.is_changed()
+            && (AFTER_MOVES
+                || placed.is_none_or(|placed| placed.0 != transform.translation.truncate()));
+        let stale = all || moved || current.is_added() || walker.is_changed() || child_of.is_some();
         if !stale {
             continue;
         }
         let position = walker_xy(&transform, child_of, &parents);
-        let now = match room_of(walker.room, position, rooms.iter(), &masks) {
+        let now = match index.room_of(walker.room, position) {
             RoomLookup::Found(room) => Some(room),
             _ => None,
         };
