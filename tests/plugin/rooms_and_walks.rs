@@ -21,11 +21,9 @@ use crate::common;
 use std::sync::Once;
 
 use bevy::asset::LoadState;
-use bevy::camera::{CameraProjection, RenderTargetInfo};
 use bevy::input::ButtonState;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{NavGridCache, walkmask};
 use common::{
@@ -182,21 +180,8 @@ fn without_picking_a_left_click_walks_the_player_around_the_wall_to_the_clicked_
     // A walker without `PlayerWalker` must not follow clicks.
     let npc = spawn_walker(&mut app, Walker::new(200.0), px(5, 5));
 
-    // 1280 x 720 window, 2D camera at the origin, Camera::computed filled by hand
-    // (camera_system lives in the renderer).
-    let window = app
-        .world_mut()
-        .spawn((Window::default(), PrimaryWindow))
-        .id();
-    let mut projection = OrthographicProjection::default_2d();
-    projection.update(1280.0, 720.0);
-    let mut camera = Camera::default();
-    camera.computed.target_info = Some(RenderTargetInfo {
-        physical_size: UVec2::new(1280, 720),
-        scale_factor: 1.0,
-    });
-    camera.computed.clip_from_view = projection.get_clip_from_view();
-    app.world_mut().spawn((Camera2d, camera));
+    // 1280 x 720 window, 2D camera at the origin.
+    let window = common::window_and_camera(&mut app);
     app.update();
 
     // The centre of pixel (52, 34), beyond the wall.
