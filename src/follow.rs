@@ -128,7 +128,7 @@ type Follower = (
     &'static Transform,
     Option<&'static ChildOf>,
     &'static CurrentRoom,
-    Option<&'static mut FollowState>,
+    &'static mut FollowState,
     Option<&'static WalkPath>,
     Option<&'static PathJob>,
 );
@@ -152,10 +152,7 @@ pub(crate) fn follow_leaders(
     mut requests: MessageWriter<WalkRequest>,
 ) {
     let now = time.elapsed_secs();
-    for (entity, follow, transform, child_of, room, state, path, job) in &mut followers {
-        let Some(mut state) = state else {
-            continue;
-        };
+    for (entity, follow, transform, child_of, room, mut state, path, job) in &mut followers {
         // Its own walk after the leader, walked or still planned.
         let walking = path.map(|p| p.request).or(job.map(|j| j.request));
         let following = state.walk.filter(|(request, _)| walking == Some(*request));
@@ -211,9 +208,13 @@ pub(crate) fn follow_leaders(
                 commands.queue(move |world: &mut World| stop_walker(world, entity));
             } else if leader.distance(sent_at) > (distance * 0.5).max(4.0) {
                 // The leader moved on: it is walked to again.
-                let request = WalkRequest::new(entity, short_of(leader, position, distance));
-                state.walk = Some((request.id, leader));
-                requests.write(request);
+                state.walk = Some(send_after(
+                    &mut requests,
+                    entity,
+                    leader,
+                    position,
+                    distance,
+                ));
             }
             continue;
         }
@@ -225,9 +226,13 @@ pub(crate) fn follow_leaders(
             let since = *state.out_of_reach_since.get_or_insert(now);
             if now - since >= delay {
                 state.out_of_reach_since = None;
-                let request = WalkRequest::new(entity, short_of(leader, position, distance));
-                state.walk = Some((request.id, leader));
-                requests.write(request);
+                state.walk = Some(send_after(
+                    &mut requests,
+                    entity,
+                    leader,
+                    position,
+                    distance,
+                ));
                 continue;
             }
         } else {
@@ -243,6 +248,21 @@ pub(crate) fn follow_leaders(
             });
         }
     }
+}
+
+/// Sends `follower` at `position` to the point `distance` short of `leader`; the
+/// request's id and where the leader stood, for [`FollowState::walk`].
+fn send_after(
+    requests: &mut MessageWriter<WalkRequest>,
+    follower: Entity,
+    leader: Vec2,
+    position: Vec2,
+    distance: f32,
+) -> (RequestId, Vec2) {
+    let request = WalkRequest::new(follower, short_of(leader, position, distance));
+    let id = request.id;
+    requests.write(request);
+    (id, leader)
 }
 
 /// The point `distance` short of `leader` on the way from `position`.
