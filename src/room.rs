@@ -650,9 +650,27 @@ impl RoomIndex {
             }));
     }
 
+    /// How many rooms it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.rooms.len()
+    }
+
     /// The room of a walker naming `named` at `position` (world), by [`room_of`]'s
-    /// rule.
-    pub(crate) fn room_of(&self, named: Option<Entity>, position: Vec2) -> RoomLookup {
+    /// rule; `position` is asked for only when the rule needs it (no room named,
+    /// more than one room).
+    pub(crate) fn room_of(
+        &self,
+        named: Option<Entity>,
+        position: impl FnOnce() -> Vec2,
+    ) -> RoomLookup {
+        if let (None, [only]) = (named, self.rooms.as_slice()) {
+            return RoomLookup::Found(only.entity);
+        }
+        let position = if named.is_none() {
+            position()
+        } else {
+            Vec2::NAN
+        };
         choose_room(
             named,
             self.rooms.iter().map(|room| {

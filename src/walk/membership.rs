@@ -80,17 +80,22 @@ pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
         || removed_rooms.read().count() > 0
         || mask_events.read().count() > 0;
     index.rebuild(rooms.iter(), &masks);
+    // With one room or none, where a walker stands does not change its room.
+    let by_position = index.len() > 1;
     for (walker, transform, child_of, mut current, placed) in &mut walkers {
         // A new walker (its default `None` just added) is looked up too, and one
         // under a parent, which may have moved it.
-        let moved = transform.is_changed()
-            && (AFTER_MOVES
-                || placed.is_none_or(|placed| placed.0 != transform.translation.truncate()));
-        let stale = all || moved || current.is_added() || walker.is_changed() || child_of.is_some();
+        let moved = by_position
+            && (child_of.is_some()
+                || transform.is_changed()
+                    && (AFTER_MOVES
+                        || placed
+                            .is_none_or(|placed| placed.0 != transform.translation.truncate())));
+        let stale = all || moved || current.is_added() || walker.is_changed();
         if !stale {
             continue;
         }
-        let position = walker_xy(&transform, child_of, &parents);
+        let position = || walker_xy(&transform, child_of, &parents);
         let now = match index.room_of(walker.room, position) {
             RoomLookup::Found(room) => Some(room),
             _ => None,
