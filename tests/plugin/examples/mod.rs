@@ -14,6 +14,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
 
+mod companions;
 mod crowd;
 mod fixed_update;
 #[cfg(feature = "picking")]
