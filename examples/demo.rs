@@ -380,7 +380,8 @@ fn setup(
         DepthScale::default().with_speed(true),
         PlayerWalker,
         WalkInput::default(),
-        Facing::eight(),
+        // Turns on the spot before walking off, 50 ms a direction.
+        Facing::eight().with_turn_seconds(0.05),
         Avatar {
             last: start,
             ..default()

@@ -169,6 +169,12 @@ pub struct Facing {
     /// direction's sector and the next before the facing turns. 0 turns at the
     /// border; at most a quarter of a sector is useful (11.25 with 8 directions).
     pub hysteresis_degrees: f32,
+    /// Seconds a standing walker takes to turn by one direction before it sets off
+    /// (Adventure Game Studio's "turn before walking"): it turns in place through
+    /// every direction between the one it faces and its first step's, the shorter
+    /// way round, one each `turn_seconds`, and walks once it faces its way. 0 (the
+    /// default) sets off at once, turning as it goes.
+    pub turn_seconds: f32,
 }
 
 impl Default for Facing {
@@ -188,6 +194,7 @@ impl Facing {
             direction: FacingDirection::Down,
             directions: 4,
             hysteresis_degrees: DEFAULT_HYSTERESIS_DEGREES,
+            turn_seconds: 0.0,
         }
     }
 
@@ -209,6 +216,74 @@ impl Facing {
     pub fn with_hysteresis(mut self, degrees: f32) -> Self {
         self.hysteresis_degrees = degrees;
         self
+    }
+
+    /// Turns before walking, `seconds` a direction (see [`Facing::turn_seconds`]).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::{Facing, Walker};
+    ///
+    /// fn spawn(mut commands: Commands) {
+    ///     // Facing away from a walk behind it, turns twice (0.2 s) before setting off.
+    ///     commands.spawn((Walker::new(200.0), Facing::four().with_turn_seconds(0.1)));
+    /// }
+    /// # bevy::ecs::system::assert_is_system(spawn);
+    /// ```
+    pub fn with_turn_seconds(mut self, seconds: f32) -> Self {
+        self.turn_seconds = seconds;
+        self
+    }
+
+    /// Turns one direction towards `target`, the shorter way round (counter-clockwise
+    /// when both ways are as long); returns whether the facing changed. With 4
+    /// directions a diagonal target counts as the straight direction it turns to.
+    ///
+    /// ```
+    /// # use bevy_walkmask::{Facing, FacingDirection};
+    /// let mut facing = Facing::four().towards(FacingDirection::Right);
+    /// assert!(facing.step_towards(FacingDirection::Left));
+    /// assert_eq!(facing.direction, FacingDirection::Up);
+    /// assert!(facing.step_towards(FacingDirection::Left));
+    /// assert!(!facing.step_towards(FacingDirection::Left));
+    /// assert_eq!(facing.direction, FacingDirection::Left);
+    /// ```
+    pub fn step_towards(&mut self, target: FacingDirection) -> bool {
+        let mut aim = *self;
+        aim.turn_to(target);
+        let target = aim.direction;
+        let from = self.direction.index();
+        let around = (target.index() + 8 - from) % 8;
+        if around == 0 {
+            return false;
+        }
+        // With 4 directions a step is a quarter turn, from a straight direction; from
+        // a diagonal (set by hand), an eighth, onto a straight one.
+        let stride = if sector_count(self.directions) == 4 && !self.direction.is_diagonal() {
+            2
+        } else {
+            1
+        };
+        let next = if around <= 4 {
+            (from + stride) % 8
+        } else {
+            (from + 8 - stride) % 8
+        };
+        self.direction = FacingDirection::ALL[next];
+        true
+    }
+
+    /// Whether a standing walker turns before it steps towards `step` (it has a
+    /// [`turn_seconds`](Self::turn_seconds) and does not face that way), and the
+    /// direction it turns to.
+    pub(crate) fn turn_before(&self, step: Vec2) -> Option<FacingDirection> {
+        if !(self.turn_seconds.is_finite() && self.turn_seconds > 0.0) {
+            return None;
+        }
+        let mut aim = *self;
+        let target = FacingDirection::nearest(step, self.directions)?;
+        aim.turn_to(target);
+        (aim.direction != self.direction).then_some(aim.direction)
     }
 
     /// Faces `direction` at once. With 4 directions a diagonal is replaced by the
@@ -410,6 +485,43 @@ mod tests {
         }
     }
 
+    /// Turning one direction at a time never skips one: from every direction to
+    /// every other, 4 and 8 directions, each step is one sector and the turn ends
+    /// facing the target in at most half a turn.
+    #[test]
+    fn turning_steps_through_every_direction_between() {
+        for directions in [4u8, 8] {
+            let sectors = usize::from(directions);
+            for from in FacingDirection::ALL {
+                for to in FacingDirection::ALL {
+                    let mut facing = Facing {
+                        directions,
+                        ..Facing::four()
+                    }
+                    .towards(from);
+                    let mut aim = facing;
+                    aim.turn_to(to);
+                    let mut steps = 0;
+                    loop {
+                        let before = facing.direction;
+                        if !facing.step_towards(to) {
+                            break;
+                        }
+                        steps += 1;
+                        let apart = (facing.direction.index() + 8 - before.index()) % 8;
+                        assert!(
+                            apart == 8 / sectors || apart == 8 - 8 / sectors,
+                            "{directions} directions, {from:?} to {to:?}: {before:?} -> {:?}",
+                            facing.direction
+                        );
+                        assert!(steps <= sectors / 2, "{from:?} to {to:?} never ends");
+                    }
+                    assert_eq!(facing.direction, aim.direction, "{from:?} to {to:?}");
+                }
+            }
+        }
+    }
+
     /// The shortcut for a walk straight on never decides otherwise than the angle:
     /// every direction faced, 4 and 8 directions, several hysteresis settings, and
     /// movements all round (many on and beside the sectors' borders).
@@ -423,6 +535,7 @@ mod tests {
                         direction,
                         directions,
                         hysteresis_degrees,
+                        turn_seconds: 0.0,
                     };
                     for step in 0..=14_400 {
                         let degrees = step as f32 * 0.025;

@@ -632,6 +632,7 @@ fn require_walker_state(app: &mut App) {
         world.try_register_required_components::<Walker, CurrentRoom>(),
         world.try_register_required_components::<Walker, crowd::motion::CrowdMotion>(),
         world.try_register_required_components::<Walker, walk::movement::OffPath>(),
+        world.try_register_required_components::<Walker, walk::movement::TurnClock>(),
     ];
     if registered.iter().all(Result::is_ok) {
         return;
@@ -661,6 +662,7 @@ type WalkerState = (
     CurrentRoom,
     crowd::motion::CrowdMotion,
     walk::movement::OffPath,
+    walk::movement::TurnClock,
 );
 
 /// The exclusive system that runs the systems of one set, in order, on its thread.

@@ -37,6 +37,7 @@ type MovingWalker = (
     Option<&'static PathJob>,
     Has<WalkChase>,
     Option<&'static GivenRoute>,
+    &'static mut TurnClock,
 );
 
 /// Whether a walker was turned off its path (by avoidance) and has not reached a
@@ -45,6 +46,11 @@ type MovingWalker = (
 /// it reaches it (or its walk is planned again).
 #[derive(Component, Default, Clone, Copy, Debug)]
 pub(crate) struct OffPath(pub(super) bool);
+
+/// Seconds a walker turning before it walks ([`Facing::turn_seconds`]) has spent on
+/// the direction it turns to next.
+#[derive(Component, Default, Clone, Copy, Debug)]
+pub(crate) struct TurnClock(f32);
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,
 /// carrying leftover distance around corners; ends the walk with [`Arrived`]. A
@@ -72,13 +78,14 @@ pub(crate) fn move_walkers(
         mut path,
         mut heading,
         depth,
-        facing,
+        mut facing,
         held,
         motion,
         mut off_path,
         job,
         chaser,
         given,
+        mut turn_clock,
     ) in &mut walkers.p0()
     {
         let planning = job.is_some();
@@ -151,6 +158,29 @@ pub(crate) fn move_walkers(
                 }
             });
             continue;
+        }
+        // Standing, it turns in place to face its first step before it sets off.
+        if heading.0 == Vec2::ZERO
+            && !off_path.0
+            && motion.avoided.is_none()
+            && let Some(facing) = facing.as_mut()
+            && let Some(goal) = path.waypoints[path.next.min(path.waypoints.len())..]
+                .iter()
+                .find(|&&corner| corner != start)
+            && let Some(aim) = facing.turn_before(*goal - start)
+        {
+            turn_clock.0 += dt;
+            // (A hair early rather than a frame late for the sums' rounding.)
+            if turn_clock.0 + 1e-5 >= facing.turn_seconds {
+                turn_clock.0 -= facing.turn_seconds;
+                facing.step_towards(aim);
+            }
+            if facing.direction != aim {
+                continue;
+            }
+        }
+        if turn_clock.0 != 0.0 {
+            turn_clock.0 = 0.0;
         }
         // Standing on a pixel its grid blocks (its room moved under it, a gate shut
         // on it), it cannot slide: it walks its path as planned, whose first corner

@@ -10,7 +10,9 @@ use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use common::{Kind, Log, deterministic, position, px, run, run_until, spawn_walker, wall_room_app};
+use common::{
+    Kind, Log, deterministic, position, px, request, run, run_until, spawn_walker, wall_room_app,
+};
 
 /// Facing changes seen after spawning, per walker, in order.
 #[derive(Resource, Default)]
@@ -237,4 +239,101 @@ fn standing_walkers_turn_and_stopped_walks_do_not() {
         .face(FaceTarget::Point(at));
     run(&mut app, 1);
     assert_eq!(facing(&app, walker), FacingDirection::Up);
+}
+
+/// A standing walker with a turn time turns in place through every direction between
+/// the one it faces and its first step's, one each `turn_seconds` (16 ms frames), and
+/// only then sets off; once walking it turns as it goes, and its walk arrives once.
+/// 8 directions half a turn round (counter-clockwise), 4 directions a quarter turn
+/// each way. Under both paces.
+#[test]
+fn a_walker_with_a_turn_time_turns_in_place_before_it_walks() {
+    use common::{Pace, assert_contract};
+    let cases = [
+        // (facing, start, target, the turns in place)
+        (
+            Facing::eight().towards(FacingDirection::Right),
+            px(20, 30),
+            px(5, 30),
+            vec![
+                FacingDirection::UpRight,
+                FacingDirection::Up,
+                FacingDirection::UpLeft,
+                FacingDirection::Left,
+            ],
+        ),
+        (
+            Facing::four(),
+            px(10, 40),
+            px(10, 10),
+            vec![FacingDirection::Right, FacingDirection::Up],
+        ),
+        (
+            Facing::four().towards(FacingDirection::Up),
+            px(10, 20),
+            px(25, 20),
+            vec![FacingDirection::Right],
+        ),
+    ];
+    for pace in Pace::BOTH {
+        for (facing, start, target, expected) in cases.clone() {
+            let (mut app, _) = wall_room_app(pace.plugin());
+            app.init_resource::<Turns>()
+                .add_systems(PostUpdate, record_turns);
+            let turn = 0.1;
+            let walker = spawn_facing(
+                &mut app,
+                Walker::new(60.0),
+                facing.with_turn_seconds(turn),
+                start,
+            );
+            let mut clock = pace.clock();
+            clock.frames(&mut app, 3);
+            let id = request(&mut app, walker, target);
+            // Frames from the walk's path to the walker's first step.
+            let mut planned = None;
+            let mut set_off = None;
+            for frame in 0..2_000 {
+                clock.frame(&mut app);
+                let has_path = app.world().get::<WalkPath>(walker).is_some();
+                if has_path && planned.is_none() {
+                    planned = Some(frame);
+                }
+                if position(&app, walker) != start {
+                    set_off = Some(frame);
+                    break;
+                }
+            }
+            let (planned, set_off) = (planned.unwrap(), set_off.expect("sets off"));
+            let in_place = turns(&app, walker);
+            assert_eq!(
+                in_place, expected,
+                "{pace:?}: the turns before the first step"
+            );
+            // Each turn waits its 0.1 s (6.25 frames of 16 ms): the last turn, and the
+            // step, come in the frame its time is up.
+            let least = (expected.len() as f32 * turn / 0.016).ceil() as usize;
+            let frames = set_off + 1 - planned;
+            match pace {
+                Pace::Exact(_) => assert_eq!(frames, least, "{pace:?}: frames to set off"),
+                Pace::Paced => assert!(
+                    (least..=least + 1).contains(&frames),
+                    "{pace:?}: {frames} frames to set off, {least} expected"
+                ),
+            }
+            run_until(&mut app, 2_000, |world| {
+                world.get::<WalkPath>(walker).is_none()
+            });
+            assert!(position(&app, walker).distance(target) < 0.5);
+            assert_contract(app.world().resource::<Log>(), &[id]);
+            assert!(
+                app.world()
+                    .resource::<Log>()
+                    .both()
+                    .iter()
+                    .any(|e| e.request == id && matches!(e.kind, Kind::Arrived(_))),
+                "{pace:?}: arrived"
+            );
+        }
+    }
 }

@@ -483,6 +483,11 @@ impl Case {
             walker.insert(WalkObstacle::circle(1.5));
         }
         walker.insert(Baseline::Feet);
+        // A third turn on the spot before walking off (chosen by the speed, so that
+        // the cases' random draws stay as they were).
+        if (speed as u32).is_multiple_of(3) {
+            walker.insert(Facing::eight().with_turn_seconds(0.03));
+        }
         let id = walker.id();
         self.walkers.push(id);
         self.placed.insert(id);
