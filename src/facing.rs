@@ -175,6 +175,12 @@ pub struct Facing {
     /// way round, one each `turn_seconds`, and walks once it faces its way. 0 (the
     /// default) sets off at once, turning as it goes.
     pub turn_seconds: f32,
+    /// How much a movement's vertical part counts when the direction is chosen
+    /// (Adventure Game Studio's face-direction ratio): below 1, a walk into the
+    /// picture's depth that is steep on screen but short in the room shows the side
+    /// loop; above 1, the up and down loops come sooner. 1 (the default) takes the
+    /// movement as it is on screen; 0, negative or not a number counts as 1.
+    pub perspective: f32,
 }
 
 impl Default for Facing {
@@ -195,6 +201,7 @@ impl Facing {
             directions: 4,
             hysteresis_degrees: DEFAULT_HYSTERESIS_DEGREES,
             turn_seconds: 0.0,
+            perspective: 1.0,
         }
     }
 
@@ -233,6 +240,34 @@ impl Facing {
     pub fn with_turn_seconds(mut self, seconds: f32) -> Self {
         self.turn_seconds = seconds;
         self
+    }
+
+    /// Sets how much a movement's vertical part counts (see [`Facing::perspective`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::{Facing, FacingDirection};
+    /// // 50 degrees up on screen: the up loop, unless vertical movement counts half.
+    /// let step = Vec2::from_angle(50f32.to_radians());
+    /// let mut flat = Facing::four().with_hysteresis(0.0);
+    /// let mut deep = flat.with_perspective(0.5);
+    /// flat.follow(step);
+    /// deep.follow(step);
+    /// assert_eq!((flat.direction, deep.direction), (FacingDirection::Up, FacingDirection::Right));
+    /// ```
+    pub fn with_perspective(mut self, ratio: f32) -> Self {
+        self.perspective = ratio;
+        self
+    }
+
+    /// `vector` as the facing weighs it: its vertical part times
+    /// [`perspective`](Self::perspective).
+    fn weighed(&self, vector: Vec2) -> Vec2 {
+        if self.perspective.is_finite() && self.perspective > 0.0 && self.perspective != 1.0 {
+            Vec2::new(vector.x, vector.y * self.perspective)
+        } else {
+            vector
+        }
     }
 
     /// Turns one direction towards `target`, the shorter way round (counter-clockwise
@@ -281,7 +316,7 @@ impl Facing {
             return None;
         }
         let mut aim = *self;
-        let target = FacingDirection::nearest(step, self.directions)?;
+        let target = FacingDirection::nearest(self.weighed(step), self.directions)?;
         aim.turn_to(target);
         (aim.direction != self.direction).then_some(aim.direction)
     }
@@ -317,10 +352,11 @@ impl Facing {
         }
     }
 
-    /// Faces the direction nearest `vector` at once (no hysteresis); a zero or
+    /// Faces the direction nearest `vector` (its vertical part weighed by
+    /// [`perspective`](Self::perspective)) at once (no hysteresis); a zero or
     /// non-finite vector changes nothing. Returns whether the facing changed.
     pub fn face_vector(&mut self, vector: Vec2) -> bool {
-        match FacingDirection::nearest(vector, self.directions) {
+        match FacingDirection::nearest(self.weighed(vector), self.directions) {
             Some(direction) if direction != self.direction => {
                 self.direction = direction;
                 true
@@ -332,6 +368,7 @@ impl Facing {
     /// Follows a movement direction, with hysteresis: keeps the current direction
     /// while `vector` is within half a sector plus [`hysteresis_degrees`](Self::hysteresis_degrees)
     /// of it, else faces the nearest direction. Returns whether the facing changed.
+    /// The vertical part of `vector` is weighed by [`perspective`](Self::perspective).
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -343,6 +380,7 @@ impl Facing {
     /// assert_eq!(facing.direction, FacingDirection::Up);
     /// ```
     pub fn follow(&mut self, vector: Vec2) -> bool {
+        let vector = self.weighed(vector);
         if self.well_inside_own_sector(vector) {
             return false;
         }
@@ -522,6 +560,44 @@ mod tests {
         }
     }
 
+    /// A perspective ratio is the same as scaling the movement's vertical part, for
+    /// following, facing and turning before walking; a bad ratio counts as 1.
+    #[test]
+    fn perspective_weighs_the_vertical_part() {
+        for ratio in [0.25, 0.5, 2.0] {
+            for directions in [4, 8] {
+                for degrees in (0..360).step_by(7) {
+                    let step = Vec2::from_angle((degrees as f32).to_radians()) * 3.0;
+                    let scaled = Vec2::new(step.x, step.y * ratio);
+                    let plain = Facing {
+                        directions,
+                        ..Facing::four()
+                    };
+                    let deep = plain.with_perspective(ratio);
+                    let (mut a, mut b) = (deep, plain);
+                    assert_eq!(a.follow(step), b.follow(scaled));
+                    assert_eq!(a.direction, b.direction, "{ratio} {degrees}");
+                    let (mut a, mut b) = (deep, plain);
+                    a.face_vector(step);
+                    b.face_vector(scaled);
+                    assert_eq!(a.direction, b.direction, "{ratio} {degrees}");
+                    let turning = |f: Facing| f.with_turn_seconds(0.1);
+                    assert_eq!(
+                        turning(deep).turn_before(step),
+                        turning(plain).turn_before(scaled)
+                    );
+                }
+            }
+        }
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let step = Vec2::new(1.0, 3.0);
+            let (mut a, mut b) = (Facing::eight().with_perspective(bad), Facing::eight());
+            a.face_vector(step);
+            b.face_vector(step);
+            assert_eq!(a.direction, b.direction, "{bad}");
+        }
+    }
+
     /// The shortcut for a walk straight on never decides otherwise than the angle:
     /// every direction faced, 4 and 8 directions, several hysteresis settings, and
     /// movements all round (many on and beside the sectors' borders).
@@ -536,6 +612,7 @@ mod tests {
                         directions,
                         hysteresis_degrees,
                         turn_seconds: 0.0,
+                        perspective: 1.0,
                     };
                     for step in 0..=14_400 {
                         let degrees = step as f32 * 0.025;
