@@ -210,9 +210,6 @@ struct Avatar {
     /// flipped for the left).
     row: usize,
     flip: bool,
-    /// Distance walked, in sprite pixels, for the walk cycle.
-    stride: f32,
-    last: Vec2,
 }
 
 #[derive(Component)]
@@ -382,10 +379,10 @@ fn setup(
         WalkInput::default(),
         // Turns on the spot before walking off, 50 ms a direction.
         Facing::eight().with_turn_seconds(0.05),
-        Avatar {
-            last: start,
-            ..default()
-        },
+        Avatar::default(),
+        // Four walking frames, a step of 42 room pixels each at full size: the
+        // frame follows the distance walked, so the feet do not slide.
+        WalkCycle::new(4, 42.0),
         Baseline::Feet,
         TintedByRegion::default(),
         Sprite::from_atlas_image(
@@ -411,10 +408,8 @@ fn setup(
             next: 1,
             pause: WAITER_PAUSE,
         },
-        Avatar {
-            last: at,
-            ..default()
-        },
+        Avatar::default(),
+        WalkCycle::new(4, 42.0),
         Baseline::Feet,
         TintedByRegion::default(),
         Sprite::from_atlas_image(
@@ -658,7 +653,7 @@ fn pace_waiter(
 /// A character as the animation sees it.
 type Character = (
     &'static Facing,
-    &'static WalkState,
+    &'static WalkCycle,
     &'static mut Transform,
     &'static mut Sprite,
     &'static mut Avatar,
@@ -678,9 +673,8 @@ fn steer_with_arrows(
 /// depth (nearer characters over farther ones). Size and speed follow depth through
 /// the plugin (`WalkScaling` on the room, `DepthScale` on the characters).
 fn animate_avatar(mut avatars: Query<Character>) {
-    for (facing, state, mut transform, mut sprite, mut avatar) in &mut avatars {
+    for (facing, cycle, mut transform, mut sprite, mut avatar) in &mut avatars {
         let pos = transform.translation.truncate();
-        let scale = transform.scale.x.max(0.01);
         transform.translation.z = 25.0 - pos.y * 1e-3;
         let (drawn, flip) = facing.direction.unmirrored();
         avatar.row = match drawn {
@@ -691,16 +685,8 @@ fn animate_avatar(mut avatars: Query<Character>) {
             _ => 0,
         };
         avatar.flip = flip;
-        let moved = pos.distance(avatar.last);
-        avatar.last = pos;
-        let walking = *state == WalkState::Walking && moved > 0.0;
-        let frame = if walking {
-            avatar.stride += moved / scale;
-            1 + (avatar.stride / 42.0) as usize % 4
-        } else {
-            avatar.stride = 0.0;
-            0
-        };
+        // Frame 0 of each row stands; 1 to 4 walk.
+        let frame = cycle.frame().map_or(0, |frame| 1 + usize::from(frame));
         sprite.flip_x = avatar.flip;
         if let Some(atlas) = sprite.texture_atlas.as_mut() {
             atlas.index = avatar.row * 5 + frame;

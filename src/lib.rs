@@ -21,7 +21,9 @@
 //!   clicks ([`ClickInput`]). Game code asks with a [`WalkRequest`] or
 //!   [`WalkCommandsExt::walk_to`], routes cutscenes with [`WalkRoute::Anywhere`],
 //!   steers with [`WalkInput`], chases with [`WalkChase`], has companions follow with
-//!   [`WalkFollow`], and turns walkers with [`Facing`]. [`WalkHover`] says what a click at the pointer would do, and
+//!   [`WalkFollow`], and turns walkers with [`Facing`]; a [`WalkCycle`] picks the
+//!   frame of a walk cycle from the distance walked, so feet do not slide.
+//!   [`WalkHover`] says what a click at the pointer would do, and
 //!   [`WalkQuery`] answers questions without moving anyone
 //!   ([walking](guide::walking)).
 //! * **Outcomes**: every request gets exactly one answer ([`PathReady`],
@@ -154,6 +156,7 @@ pub mod steering;
 pub mod tilemap;
 pub mod tuning;
 mod walk;
+pub mod walk_cycle;
 pub mod walker;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SingleThreadedExecutor};
@@ -199,6 +202,7 @@ pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
 pub use walk::{AnswerTiming, CurrentRoom, Hurry, WalkCommandsExt, WalkStats};
+pub use walk_cycle::WalkCycle;
 pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// Everything a game usually needs: `use bevy_walkmask::prelude::*;`.
@@ -219,11 +223,11 @@ pub mod prelude {
         InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
         PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestEnded,
         RequestId, RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason,
-        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkFollow, WalkHeading,
-        WalkHotspots, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
-        WalkPath, WalkPolicy, WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute,
-        WalkScaling, WalkState, WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin,
-        WalkmaskSystems, WhileInRegion,
+        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkCycle, WalkFollow,
+        WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings,
+        WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions, WalkRequest, WalkRoom,
+        WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, WalkedOffEdge, Walker,
+        WalkmaskPlugin, WalkmaskSystems, WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -411,6 +415,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkInput>()
             .register_type::<WalkChase>()
             .register_type::<WalkFollow>()
+            .register_type::<WalkCycle>()
             .register_type::<WalkPath>()
             .register_type::<WalkCamera>()
             .register_type::<ClickToWalk>()
@@ -537,6 +542,7 @@ impl Plugin for WalkmaskPlugin {
                     layers::regions::track_regions,
                     layers::exits::track_edges,
                     scaling::follow_depth,
+                    walk_cycle::advance_walk_cycles,
                     crowd::avoid::gather_crowd,
                 )
                     .chain_ignore_deferred(),

@@ -337,3 +337,63 @@ fn a_walker_with_a_turn_time_turns_in_place_before_it_walks() {
         }
     }
 }
+
+/// A walk cycle's frame changes each time the walker has walked one stride times its
+/// scale, at every speed and scale (feet that do not slide), and shows no frame
+/// while the walker stands. Under both paces.
+#[test]
+fn a_walk_cycle_shows_the_next_frame_each_stride_at_every_speed_and_scale() {
+    use common::Pace;
+    for pace in Pace::BOTH {
+        // At most a stride (scaled) a frame: the cycle shows every frame.
+        for speed in [20.0, 60.0] {
+            for scale in [1.0, 0.5] {
+                let (mut app, _) = wall_room_app(pace.plugin());
+                let start = px(3, 44);
+                let walker = spawn_walker(&mut app, Walker::new(speed), start);
+                let stride = 2.0;
+                app.world_mut()
+                    .entity_mut(walker)
+                    .insert(WalkCycle::new(4, stride));
+                app.world_mut().get_mut::<Transform>(walker).unwrap().scale = Vec3::splat(scale);
+                let mut clock = pace.clock();
+                clock.frames(&mut app, 3);
+                let cycle = |app: &App| app.world().get::<WalkCycle>(walker).unwrap().frame();
+                assert_eq!(cycle(&app), None, "standing");
+                let target = px(25, 44);
+                request(&mut app, walker, target);
+                // Where the walker stood at each change of frame.
+                let mut changes: Vec<(Option<u16>, Vec2)> = Vec::new();
+                for _ in 0..3_000 {
+                    clock.frame(&mut app);
+                    let frame = cycle(&app);
+                    if changes.last().is_none_or(|&(last, _)| last != frame) {
+                        changes.push((frame, position(&app, walker)));
+                    }
+                    if frame.is_none() && changes.len() > 1 {
+                        break;
+                    }
+                }
+                let walking: Vec<_> = changes.iter().filter(|(f, _)| f.is_some()).collect();
+                assert!(walking.len() >= 10, "{pace:?} {speed} {scale}: {changes:?}");
+                // One frame a stride (scaled), give or take a frame's step.
+                let step = speed * 0.016;
+                for pair in walking.windows(2) {
+                    let (a, b) = (pair[0], pair[1]);
+                    assert_eq!(
+                        b.0,
+                        Some((a.0.unwrap() + 1) % 4),
+                        "{pace:?} {speed} {scale}: frames in order"
+                    );
+                    let walked = a.1.distance(b.1);
+                    assert!(
+                        (walked - stride * scale).abs() <= step + 1e-3,
+                        "{pace:?} speed {speed}, scale {scale}: {walked} walked in a frame of the cycle"
+                    );
+                }
+                assert_eq!(changes.last().unwrap().0, None, "stands at the end");
+                assert!(position(&app, walker).distance(target) < 0.5);
+            }
+        }
+    }
+}
