@@ -32,8 +32,14 @@ use crate::room::WalkAreas;
 #[reflect(Component, Clone, Debug, Default)]
 #[require(Transform, WalkState, WalkHeading, Facing)]
 pub struct Walker {
-    /// World units per second.
+    /// World units per second (across the screen, and every way unless
+    /// [`vertical_speed`](Self::vertical_speed) is set).
     pub speed: f32,
+    /// World units per second straight up or down the screen; `None` (the default):
+    /// [`speed`](Self::speed). Set, the speed of a walk at an angle lies between the
+    /// two on an ellipse (Adventure Game Studio's separate X and Y speeds): a
+    /// character walking into the picture's depth can go slower than across it.
+    pub vertical_speed: Option<f32>,
     /// The [`WalkRoom`](crate::WalkRoom) entity this walker is in. `None`: the only
     /// room, or with several rooms the one whose mask lies under the walker (the
     /// topmost by world z where masks overlap).
@@ -73,10 +79,56 @@ impl Walker {
     pub fn new(speed: f32) -> Self {
         Self {
             speed,
+            vertical_speed: None,
             room: None,
             areas: None,
             radius: 0.0,
             grid_steps: false,
+        }
+    }
+
+    /// Walks `speed` world units per second straight up or down the screen (see
+    /// [`vertical_speed`](Self::vertical_speed)).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::Walker;
+    /// let walker = Walker::new(120.0).with_vertical_speed(60.0);
+    /// assert_eq!(walker.speed_towards(Vec2::X), 120.0);
+    /// assert_eq!(walker.speed_towards(Vec2::NEG_Y), 60.0);
+    /// let diagonal = walker.speed_towards(Vec2::ONE);
+    /// assert!(diagonal > 60.0 && diagonal < 120.0);
+    /// ```
+    pub fn with_vertical_speed(mut self, speed: f32) -> Self {
+        self.vertical_speed = Some(speed);
+        self
+    }
+
+    /// World units per second walking in `direction` (any length): [`speed`](Self::speed),
+    /// or with a [`vertical_speed`](Self::vertical_speed) a point of the ellipse
+    /// through both. Negative, infinite or not-a-number speeds count as 0, and a
+    /// zero or not-finite `direction` as across the screen.
+    pub fn speed_towards(&self, direction: Vec2) -> f32 {
+        let clean = |v: f32| if v.is_finite() { v.max(0.0) } else { 0.0 };
+        let across = clean(self.speed);
+        let Some(vertical) = self.vertical_speed.map(clean) else {
+            return across;
+        };
+        if !direction.is_finite() || direction == Vec2::ZERO || vertical == across {
+            return if direction.is_finite() && direction.x == 0.0 && direction.y != 0.0 {
+                vertical
+            } else {
+                across
+            };
+        }
+        // On the ellipse with half-axes `across` and `vertical`, along `direction`.
+        let d = direction.normalize();
+        let (a, b) = (d.x * vertical, d.y * across);
+        let denominator = (a * a + b * b).sqrt();
+        if denominator > 0.0 {
+            across * vertical / denominator
+        } else {
+            0.0
         }
     }
 

@@ -117,12 +117,14 @@ pub(crate) fn move_walkers(
             });
         }
         let mut pos = start;
-        let speed = if walker.speed.is_finite() {
-            walker.speed.max(0.0)
-        } else {
-            0.0
-        };
-        let speed = speed * speed_factor(depth);
+        let factor = speed_factor(depth);
+        // The speed towards the next corner (the same every way unless the walker
+        // has a vertical speed).
+        let toward_next = path
+            .waypoints
+            .get(path.next)
+            .map_or(Vec2::ZERO, |&goal| goal - start);
+        let speed = walker.speed_towards(toward_next) * factor;
         let mut direction = heading.0;
         // Back on its way once it sees its next corner: it walks straight there.
         if off_path.0
@@ -231,6 +233,10 @@ pub(crate) fn move_walkers(
                 debug!("walker {entity}: turned out of sight of its way, re-planning");
                 queue_replan(&mut commands, entity, &path, chaser);
             }
+        } else if walker.vertical_speed.is_some() {
+            follow_path_timed(&mut path, &mut pos, &mut direction, dt, |to| {
+                walker.speed_towards(to) * factor
+            });
         } else {
             follow_path(&mut path, &mut pos, &mut direction, speed * dt);
         }
@@ -275,6 +281,46 @@ fn follow_path(path: &mut WalkPath, pos: &mut Vec2, direction: &mut Vec2, mut bu
         } else {
             *direction = to / distance;
             *pos += *direction * budget;
+            break;
+        }
+    }
+}
+
+/// [`follow_path`] for a walker whose speed depends on the way it walks: walks
+/// `seconds` along `path` from `pos`, each leg at `speed` (world units per second)
+/// towards it.
+fn follow_path_timed(
+    path: &mut WalkPath,
+    pos: &mut Vec2,
+    direction: &mut Vec2,
+    mut seconds: f32,
+    speed: impl Fn(Vec2) -> f32,
+) {
+    while let Some(&goal) = path.waypoints.get(path.next) {
+        let to = goal - *pos;
+        let distance = to.length();
+        if !distance.is_finite() {
+            path.next += 1;
+            continue;
+        }
+        if distance == 0.0 {
+            path.next += 1;
+            continue;
+        }
+        let along = to / distance;
+        let speed = speed(to);
+        let reach = speed * seconds;
+        // A walker that cannot walk this way (a speed of 0, or not a number).
+        if reach.is_nan() || reach <= 0.0 {
+            break;
+        }
+        *direction = along;
+        if distance <= reach {
+            *pos = goal;
+            seconds -= distance / speed;
+            path.next += 1;
+        } else {
+            *pos += along * reach;
             break;
         }
     }

@@ -472,10 +472,16 @@ impl Case {
         } else {
             0.5 + self.rng.below(5) as f32 * 0.5
         };
-        let mut walker = self.app.world_mut().spawn((
-            Walker::new(speed).with_radius(radius),
-            Transform::from_translation(at.extend(1.0)),
-        ));
+        let mut body = Walker::new(speed).with_radius(radius);
+        // A fifth walk slower up and down the screen (chosen by the speed, so that
+        // the cases' random draws stay as they were).
+        if (speed as u32).is_multiple_of(5) {
+            body = body.with_vertical_speed(speed * 0.5);
+        }
+        let mut walker = self
+            .app
+            .world_mut()
+            .spawn((body, Transform::from_translation(at.extend(1.0))));
         if self.rng.chance(2) {
             walker.insert(PlayerWalker);
         }

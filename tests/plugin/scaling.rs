@@ -145,3 +145,58 @@ fn a_scale_map_gives_the_scale_where_no_rule_applies() {
         scale_of(&app, middle)
     );
 }
+
+/// A walker with a vertical speed walks across the screen at its speed, up and down
+/// at its vertical speed, and at an angle at the speed of the ellipse between; it
+/// still arrives once, where it was sent. Under both paces (16 ms frames).
+#[test]
+fn a_vertical_speed_sets_the_speed_up_and_down_the_screen() {
+    use common::{Log, Pace, assert_contract, wall_room_app};
+    let walker = Walker::new(100.0).with_vertical_speed(25.0);
+    // (from, to, the speed expected)
+    let diagonal = walker.speed_towards(Vec2::new(1.0, -1.0));
+    assert!((diagonal - 2500.0 / (0.5f32 * (25.0 * 25.0 + 100.0 * 100.0)).sqrt()).abs() < 1e-3);
+    let legs = [
+        (px(3, 30), px(27, 30), 100.0),
+        (px(10, 40), px(10, 10), 25.0),
+        (px(5, 10), px(25, 30), diagonal),
+    ];
+    for pace in Pace::BOTH {
+        for (from, to, speed) in legs {
+            let (mut app, _) = wall_room_app(pace.plugin());
+            let entity = app
+                .world_mut()
+                .spawn((
+                    walker.clone(),
+                    Transform::from_translation(from.extend(1.0)),
+                ))
+                .id();
+            let mut clock = pace.clock();
+            clock.frames(&mut app, 2);
+            let id = request(&mut app, entity, to);
+            let mut moving = 0;
+            let mut last = from;
+            for _ in 0..3_000 {
+                clock.frame(&mut app);
+                let at = position(&app, entity);
+                if at != last {
+                    moving += 1;
+                    last = at;
+                }
+                if app.world().get::<WalkPath>(entity).is_none() && moving > 0 {
+                    break;
+                }
+            }
+            assert!(
+                last.distance(to) < 0.5,
+                "{pace:?}: ended at {last}, sent to {to}"
+            );
+            let expected = from.distance(to) / speed / 0.016;
+            assert!(
+                (moving as f32 - expected).abs() <= 1.5,
+                "{pace:?} {from} -> {to}: {moving} frames moving, {expected} expected at {speed}"
+            );
+            assert_contract(app.world().resource::<Log>(), &[id]);
+        }
+    }
+}
