@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
 use crate::asset::WalkMask;
+use crate::cutscene::Cutscene;
 #[cfg(feature = "picking")]
 use crate::obstacle::WalkObstacle;
 #[cfg(feature = "picking")]
@@ -52,16 +53,17 @@ impl Default for ClickInput {
     }
 }
 
-/// Click to walk, at runtime.
+/// Click to walk, at runtime. Clicks are also ignored while a
+/// [cutscene](crate::cutscene) runs.
 ///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_walkmask::ClickToWalk;
 ///
-/// fn cutscene_starts(mut clicks: ResMut<ClickToWalk>) {
+/// fn inventory_opens(mut clicks: ResMut<ClickToWalk>) {
 ///     clicks.enabled = false;
 /// }
-/// # bevy::ecs::system::assert_is_system(cutscene_starts);
+/// # bevy::ecs::system::assert_is_system(inventory_opens);
 /// ```
 #[derive(Resource, Clone, Copy, Debug, Reflect)]
 #[reflect(Resource, Debug)]
@@ -170,6 +172,7 @@ type ClickableObstacles<'w, 's> = Query<
 pub(crate) fn walk_to_clicked_room(
     mut click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
     settings: Res<ClickToWalk>,
+    cutscene: Res<Cutscene>,
     players: Players,
     obstacles: ClickableObstacles,
     parents: Parents,
@@ -178,6 +181,7 @@ pub(crate) fn walk_to_clicked_room(
     mut requests: MessageWriter<WalkRequest>,
 ) {
     if !settings.enabled
+        || cutscene.is_running()
         || settings.input != ClickInput::Picking
         || click.event.button != bevy::picking::pointer::PointerButton::Primary
     {
@@ -237,6 +241,7 @@ pub(crate) fn cursor_world_position(
 pub(crate) fn walk_to_cursor_click(
     buttons: Res<ButtonInput<MouseButton>>,
     settings: Res<ClickToWalk>,
+    cutscene: Res<Cutscene>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
@@ -247,6 +252,7 @@ pub(crate) fn walk_to_cursor_click(
     time: Res<Time>,
 ) {
     if !settings.enabled
+        || cutscene.is_running()
         || settings.input != ClickInput::Cursor
         || !buttons.just_pressed(MouseButton::Left)
     {
@@ -269,11 +275,13 @@ pub(crate) fn walk_to_cursor_click(
 pub(crate) fn hold_pressed_room(
     press: On<bevy::picking::events::Pointer<bevy::picking::events::Press>>,
     settings: Res<ClickToWalk>,
+    cutscene: Res<Cutscene>,
     rooms: Rooms,
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
 ) {
     if settings.enabled
+        && !cutscene.is_running()
         && settings.input == ClickInput::Picking
         && press.event.button == bevy::picking::pointer::PointerButton::Primary
         && rooms.get(press.entity).is_ok()
@@ -293,6 +301,7 @@ pub(crate) fn hold_pressed_room(
 pub(crate) fn walk_while_held(
     buttons: Res<ButtonInput<MouseButton>>,
     settings: Res<ClickToWalk>,
+    cutscene: Res<Cutscene>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
@@ -301,7 +310,11 @@ pub(crate) fn walk_while_held(
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
 ) {
-    if !buttons.pressed(MouseButton::Left) || !settings.enabled || !settings.hold_to_walk {
+    if !buttons.pressed(MouseButton::Left)
+        || !settings.enabled
+        || !settings.hold_to_walk
+        || cutscene.is_running()
+    {
         if held.pressed.is_some() {
             *held = HeldPress::default();
         }

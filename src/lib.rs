@@ -133,6 +133,7 @@ macro_rules! work_span {
 pub mod asset;
 pub mod chase;
 pub mod crowd;
+pub mod cutscene;
 #[cfg(feature = "debug_overlay")]
 pub mod debug;
 pub mod depth;
@@ -151,6 +152,8 @@ pub mod query;
 pub mod request;
 pub mod room;
 pub mod scaling;
+#[cfg(feature = "sequences")]
+pub mod sequence;
 pub mod steering;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;
@@ -166,6 +169,7 @@ pub use walkmask;
 pub use asset::{WalkMask, WalkMaskLoadError, WalkMaskLoader, WalkMaskLoaderSettings};
 pub use chase::WalkChase;
 pub use crowd::{Avoidance, TILE_WAIT_SECONDS};
+pub use cutscene::{Cutscene, CutsceneCommandsExt, InCutscene};
 #[cfg(feature = "debug_overlay")]
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use depth::{Baseline, DepthSorting};
@@ -217,17 +221,18 @@ pub mod prelude {
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
-        AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, DepthScale,
-        DepthSorting, ExitCommandsExt, FaceTarget, Facing, FacingDirection, Hotspot, HotspotClicks,
-        HotspotCommandsExt, Hurry, InRegion, Interacting, InteractionArrived, InteractionCancelled,
-        InteractionUnreachable, PathCancelled, PathQueryAnswer, PathReady, PathReplanned,
-        PathUnreachable, PlayerWalker, RegionEntered, RegionExited, RegionTint, RequestEnded,
-        RequestId, RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason,
-        Verb, WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkCycle, WalkFollow,
-        WalkHeading, WalkHotspots, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings,
-        WalkObstacle, WalkPath, WalkPolicy, WalkQuery, WalkRegions, WalkRequest, WalkRoom,
-        WalkRoute, WalkScaling, WalkState, WalkStopped, WalkTuning, WalkedOffEdge, Walker,
-        WalkmaskPlugin, WalkmaskSystems, WhileInRegion,
+        AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, Cutscene,
+        CutsceneCommandsExt, DepthScale, DepthSorting, ExitCommandsExt, FaceTarget, Facing,
+        FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, Hurry, InCutscene, InRegion,
+        Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
+        PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker,
+        RegionEntered, RegionExited, RegionTint, RequestEnded, RequestId, RequestOutcome,
+        RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
+        WalkCamera, WalkChase, WalkCommandsExt, WalkCycle, WalkFollow, WalkHeading, WalkHotspots,
+        WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy,
+        WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState,
+        WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
+        WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -573,6 +578,12 @@ impl Plugin for WalkmaskPlugin {
             app.configure_sets(Update, WalkmaskSystems::Input.before(WalkmaskSystems::Plan));
         }
         require_walker_state(app);
+        app.init_resource::<Cutscene>()
+            .register_type::<InCutscene>()
+            .add_observer(cutscene::joined_cutscene)
+            .add_observer(cutscene::left_cutscene);
+        #[cfg(feature = "sequences")]
+        add_sequences(app);
         app.add_observer(walk::end::walker_removed)
             .add_observer(forget_removed_walker)
             .add_observer(layers::regions::region_walker_removed)
@@ -660,6 +671,37 @@ fn require_walker_state(app: &mut App) {
             .entity(added.entity)
             .insert_if_new(WalkerState::default());
     });
+}
+
+/// Walk steps in sequences: every walker is an agent of bevy-sequential-actions,
+/// whose plugin is added unless the app has it already.
+#[cfg(feature = "sequences")]
+fn add_sequences(app: &mut App) {
+    use sequence::{SequentialActions, SequentialActionsPlugin};
+    if !app.is_plugin_added::<SequentialActionsPlugin>() {
+        app.add_plugins(SequentialActionsPlugin);
+    }
+    app.add_observer(sequence::note_step_ended)
+        .add_systems(Last, sequence::leave_scenes_of_finished_sequences);
+    let world = app.world_mut();
+    if world
+        .try_register_required_components::<Walker, SequentialActions>()
+        .is_err()
+    {
+        // A walker was spawned before the plugin (see `require_walker_state`).
+        let walkers: Vec<Entity> = world
+            .query_filtered::<Entity, With<Walker>>()
+            .iter(world)
+            .collect();
+        for walker in walkers {
+            world.entity_mut(walker).insert_if_new(SequentialActions);
+        }
+        app.add_observer(|added: On<Add, Walker>, mut commands: Commands| {
+            commands
+                .entity(added.entity)
+                .insert_if_new(SequentialActions);
+        });
+    }
 }
 
 /// The components [`require_walker_state`] gives every walker.

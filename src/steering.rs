@@ -8,6 +8,7 @@ use walkmask::snap::nearest_step_off;
 use walkmask::{NavGrid, Point};
 
 use crate::asset::WalkMask;
+use crate::cutscene::{Cutscene, InCutscene};
 use crate::facing::{Facing, follow_step};
 use crate::obstacle::{MaskObstacleCache, ObstacleLayout, rasterise};
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
@@ -18,7 +19,7 @@ use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walk::steered::{steered_step, steering_released};
-use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
+use crate::walker::{PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// The direction a walker is steered in, world units (y up), from the keyboard or a
 /// stick: the walker moves that way at `length * speed` (the length is capped at 1),
@@ -88,6 +89,8 @@ type SteeredWalker = (
     Has<Steered>,
     Has<WalkPath>,
     Has<PathJob>,
+    Has<PlayerWalker>,
+    Has<InCutscene>,
 );
 
 /// Moves steered walkers (see [`WalkInput`]).
@@ -95,6 +98,7 @@ type SteeredWalker = (
 pub(crate) fn steer_walkers(
     mut commands: Commands,
     time: Res<Time>,
+    cutscene: Res<Cutscene>,
     mut walkers: Query<SteeredWalker>,
     parents: Parents,
     rooms: Rooms,
@@ -123,9 +127,13 @@ pub(crate) fn steer_walkers(
         steered,
         walking,
         planning,
+        player,
+        in_scene,
     ) in &mut walkers
     {
-        let push = if input.0.is_finite() {
+        // A cutscene holds off the player's steering and that of its own walkers.
+        let held = cutscene.is_running() && (player || in_scene);
+        let push = if input.0.is_finite() && !held {
             input.0.clamp_length_max(1.0)
         } else {
             Vec2::ZERO

@@ -436,7 +436,7 @@ pub(crate) fn place_in_room(world: &mut World, walker: Entity, room: Entity, at:
 
 /// Puts `walker` in `room` at its spawn point `spawn` (see
 /// [`ExitCommandsExt::enter_room`]).
-fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
+pub(crate) fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn: &str) {
     let mut points = world.query::<(Entity, &SpawnPoint, &ChildOf)>();
     let found = points
         .iter(world)

@@ -1037,6 +1037,7 @@ pub(crate) fn interact_with_clicked_hotspot(
     mut click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
     settings: Res<HotspotClicks>,
     walk_clicks: Res<crate::input::ClickToWalk>,
+    cutscene: Res<crate::cutscene::Cutscene>,
     hotspots: Query<(&Hotspot, &ChildOf)>,
     players: crate::input::Players,
     mut commands: Commands,
@@ -1045,6 +1046,7 @@ pub(crate) fn interact_with_clicked_hotspot(
     if !settings.enabled
         || !walk_clicks.enabled
         || walk_clicks.input != crate::input::ClickInput::Picking
+        || cutscene.is_running()
     {
         return;
     }

@@ -4,9 +4,11 @@
 use bevy::prelude::*;
 
 use super::end::{answer_cancelled, answer_unreachable, cancel, drop_request_and_walk, end_walk};
+use super::hurry::{Hurry, hurry_walker};
 use super::job::{GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold};
 use super::stats::count_and_emit;
 use super::timing::PlanClock;
+use crate::cutscene::skips_walks_of;
 use crate::facing::FaceTarget;
 use crate::outcome::{Outcome, PathReady, StopReason};
 use crate::placement::entity_world_xy;
@@ -31,6 +33,16 @@ pub(crate) fn accept_request(world: &mut World, request: WalkRequest) {
 /// dropping a search every time a new request comes would starve a walker sent
 /// somewhere new every frame.
 pub(super) fn accept(world: &mut World, request: WalkRequest, share: bool) {
+    let walker = request.walker;
+    accept_walk(world, request, share);
+    // A walker in a cutscene that is being skipped skips every walk it starts.
+    if skips_walks_of(world, walker) {
+        hurry_walker(world, walker, Hurry::Skip);
+    }
+}
+
+/// [`accept`], apart from a cutscene's skip.
+fn accept_walk(world: &mut World, request: WalkRequest, share: bool) {
     let WalkRequest {
         walker,
         target,

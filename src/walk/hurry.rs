@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use super::job::{PathJob, WalkOnHold};
 use super::movement::OffPath;
+use crate::cutscene::{Cutscene, CutsceneCommandsExt, InCutscene};
 use crate::placement::{Parents, parent_of, set_world_xy};
 use crate::request::RequestId;
 use crate::walker::{WalkPath, Walker};
@@ -106,5 +107,28 @@ pub(crate) fn hurry_walks(
             set_world_xy(&mut transform, parent, end);
             path.next = len - 1;
         }
+    }
+}
+
+impl CutsceneCommandsExt for Commands<'_, '_> {
+    fn skip_cutscene(&mut self) {
+        self.queue(skip_cutscene);
+    }
+}
+
+/// Starts skipping the running cutscene and hurries every walk in it (see
+/// [`CutsceneCommandsExt::skip_cutscene`]).
+pub(crate) fn skip_cutscene(world: &mut World) {
+    let mut cutscene = world.resource_mut::<Cutscene>();
+    if !cutscene.is_running() {
+        return;
+    }
+    cutscene.skipping = true;
+    let walkers: Vec<Entity> = world
+        .query_filtered::<Entity, With<InCutscene>>()
+        .iter(world)
+        .collect();
+    for walker in walkers {
+        hurry_walker(world, walker, Hurry::Skip);
     }
 }

@@ -30,6 +30,8 @@ mod queries;
 mod regions;
 mod rooms_and_walks;
 mod scaling;
+#[cfg(feature = "sequences")]
+mod sequences;
 mod steering;
 #[cfg(feature = "tilemap")]
 mod tilemap;

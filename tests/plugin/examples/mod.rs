@@ -16,6 +16,8 @@ use bevy_walkmask::prelude::*;
 
 mod companions;
 mod crowd;
+#[cfg(feature = "sequences")]
+mod cutscene;
 mod fixed_update;
 #[cfg(feature = "picking")]
 mod hotspots;
