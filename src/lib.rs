@@ -31,6 +31,10 @@
 //!   [`WalkStopped`]), and every request ends once with [`RequestEnded`]; each is an
 //!   entity event and a message. The contract is in [`outcome`]
 //!   ([scripting](guide::scripting)).
+//! * **Sequences and cutscenes**: walk, face, wait and act one step after another
+//!   (`sequence`, feature `sequences`), in a [`cutscene`] that holds off the player's
+//!   input and that [`CutsceneCommandsExt::skip_cutscene`] skips
+//!   ([scripting](guide::scripting#sequences-of-steps)).
 //! * **Hotspots**: [`WalkHotspots`] and [`Hotspot`] entities, picked by the pointer,
 //!   walked to and acted on ([`InteractionArrived`]) ([rooms](guide::rooms#hotspots)).
 //! * **Regions**: [`WalkRegions`] sends [`RegionEntered`] and [`RegionExited`], and
