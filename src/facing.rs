@@ -181,6 +181,84 @@ pub struct Facing {
     /// loop; above 1, the up and down loops come sooner. 1 (the default) takes the
     /// movement as it is on screen; 0, negative or not a number counts as 1.
     pub perspective: f32,
+    /// Where the directions' sectors meet, when they are not all as wide (Adventure
+    /// Creator's direction angles): a character with only a few frames of its up and
+    /// down loops shows its side loop over a wider arc. `None` (the default): every
+    /// sector as wide.
+    pub borders: Option<SectorBorders>,
+}
+
+/// Where the sectors of the directions meet, in degrees above (and, mirrored, below)
+/// the horizontal, the same on both sides of the screen. Borders out of order or not
+/// strictly between 0 and 90 count as even sectors.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_walkmask::{Facing, FacingDirection, SectorBorders};
+/// // The up and down loops only within 30 degrees of the vertical.
+/// let mut facing = Facing::four()
+///     .with_hysteresis(0.0)
+///     .with_borders(SectorBorders::four(60.0));
+/// facing.face_vector(Vec2::from_angle(55f32.to_radians()));
+/// assert_eq!(facing.direction, FacingDirection::Right);
+/// facing.face_vector(Vec2::from_angle(65f32.to_radians()));
+/// assert_eq!(facing.direction, FacingDirection::Up);
+/// ```
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
+pub struct SectorBorders {
+    /// With 4 directions, where the side sectors (`Left`, `Right`) end and the up and
+    /// down ones begin (45 when even); with 8, where the side sectors end and the
+    /// diagonal ones begin (22.5 when even).
+    pub side: f32,
+    /// With 8 directions, where the diagonal sectors end and the up and down ones
+    /// begin (67.5 when even); not used with 4.
+    pub diagonal: f32,
+}
+
+impl SectorBorders {
+    /// For 4 directions: the side loops up to `side` degrees above and below the
+    /// horizontal, the up and down loops beyond.
+    pub fn four(side: f32) -> Self {
+        Self {
+            side,
+            diagonal: 67.5,
+        }
+    }
+
+    /// For 8 directions: the side loops up to `side` degrees, the diagonal ones up to
+    /// `diagonal`, the up and down loops beyond.
+    pub fn eight(side: f32, diagonal: f32) -> Self {
+        Self { side, diagonal }
+    }
+
+    /// The angle (radians, 0 to a quarter turn) above the horizontal in the sectors as
+    /// drawn for `angle` above the horizontal in these sectors, with `sectors` 4 or 8;
+    /// `None` when the borders are invalid (the angle stays).
+    fn even_angle(&self, sectors: u8, angle: f32) -> Option<f32> {
+        let q = std::f32::consts::FRAC_PI_2;
+        let valid = |b: f32| b.is_finite() && b > 0.0 && b < 90.0;
+        // (border as given, where it lies when even), in radians.
+        let (from, to): (&[f32], &[f32]) = if sectors == 4 {
+            if !valid(self.side) {
+                return None;
+            }
+            (&[0.0, self.side.to_radians(), q], &[0.0, q / 2.0, q])
+        } else {
+            if !valid(self.side) || !valid(self.diagonal) || self.side >= self.diagonal {
+                return None;
+            }
+            (
+                &[0.0, self.side.to_radians(), self.diagonal.to_radians(), q],
+                &[0.0, q / 4.0, 3.0 * q / 4.0, q],
+            )
+        };
+        let i = (1..from.len())
+            .find(|&i| angle <= from[i])
+            .unwrap_or(from.len() - 1);
+        let t = (angle - from[i - 1]) / (from[i] - from[i - 1]);
+        Some(to[i - 1] + t.clamp(0.0, 1.0) * (to[i] - to[i - 1]))
+    }
 }
 
 impl Default for Facing {
@@ -202,6 +280,7 @@ impl Facing {
             hysteresis_degrees: DEFAULT_HYSTERESIS_DEGREES,
             turn_seconds: 0.0,
             perspective: 1.0,
+            borders: None,
         }
     }
 
@@ -260,13 +339,35 @@ impl Facing {
         self
     }
 
+    /// Sets where the directions' sectors meet (see [`SectorBorders`]).
+    pub fn with_borders(mut self, borders: SectorBorders) -> Self {
+        self.borders = Some(borders);
+        self
+    }
+
     /// `vector` as the facing weighs it: its vertical part times
-    /// [`perspective`](Self::perspective).
+    /// [`perspective`](Self::perspective), then turned so that the
+    /// [`borders`](Self::borders) fall where even sectors meet.
     fn weighed(&self, vector: Vec2) -> Vec2 {
-        if self.perspective.is_finite() && self.perspective > 0.0 && self.perspective != 1.0 {
-            Vec2::new(vector.x, vector.y * self.perspective)
-        } else {
-            vector
+        let vector =
+            if self.perspective.is_finite() && self.perspective > 0.0 && self.perspective != 1.0 {
+                Vec2::new(vector.x, vector.y * self.perspective)
+            } else {
+                vector
+            };
+        let Some(borders) = self.borders else {
+            return vector;
+        };
+        if !vector.is_finite() || vector == Vec2::ZERO {
+            return vector;
+        }
+        let above = vector.y.abs().atan2(vector.x.abs());
+        match borders.even_angle(sector_count(self.directions), above) {
+            Some(even) => {
+                let (sin, cos) = even.sin_cos();
+                Vec2::new(cos.copysign(vector.x), sin.copysign(vector.y)) * vector.length()
+            }
+            None => vector,
         }
     }
 
@@ -598,6 +699,89 @@ mod tests {
         }
     }
 
+    /// Custom borders: every movement faces the direction whose sector, as the borders
+    /// draw it, holds the movement's angle, for 4 and 8 directions, following and
+    /// facing alike; even or invalid borders change nothing.
+    #[test]
+    fn sector_borders_set_where_each_direction_begins() {
+        use FacingDirection::*;
+        let cases = [
+            (4u8, SectorBorders::four(60.0)),
+            (4, SectorBorders::four(20.0)),
+            (8, SectorBorders::eight(15.0, 50.0)),
+            (8, SectorBorders::eight(35.0, 80.0)),
+        ];
+        for (directions, borders) in cases {
+            let facing = Facing {
+                directions,
+                ..Facing::four()
+            }
+            .with_hysteresis(0.0)
+            .with_borders(borders);
+            for tenth in 0..3600 {
+                let degrees = tenth as f32 / 10.0;
+                // Folded into the quarter above the horizontal on the right.
+                let folded = match degrees {
+                    d if d <= 90.0 => d,
+                    d if d <= 180.0 => 180.0 - d,
+                    d if d <= 270.0 => d - 180.0,
+                    d => 360.0 - d,
+                };
+                let near_border = [borders.side, borders.diagonal]
+                    .iter()
+                    .take(usize::from(directions / 4))
+                    .any(|b| (folded - b).abs() < 0.2);
+                if near_border {
+                    continue;
+                }
+                let (right, up) = (degrees < 90.0 || degrees > 270.0, degrees < 180.0);
+                let side = if right { Right } else { Left };
+                let vertical = if up { Up } else { Down };
+                let diagonal = match (right, up) {
+                    (true, true) => UpRight,
+                    (false, true) => UpLeft,
+                    (false, false) => DownLeft,
+                    (true, false) => DownRight,
+                };
+                let expected = if folded < borders.side {
+                    side
+                } else if directions == 8 && folded < borders.diagonal {
+                    diagonal
+                } else {
+                    vertical
+                };
+                let vector = Vec2::from_angle(degrees.to_radians()) * 5.0;
+                let mut faced = facing;
+                faced.face_vector(vector);
+                assert_eq!(
+                    faced.direction, expected,
+                    "{directions} {borders:?} {degrees}"
+                );
+                let mut followed = facing.towards(expected.mirrored());
+                followed.follow(vector);
+                assert_eq!(
+                    followed.direction, expected,
+                    "{directions} {borders:?} {degrees}"
+                );
+            }
+        }
+        // Even borders, and invalid ones, which count as even.
+        for borders in [
+            SectorBorders::eight(22.5, 67.5),
+            SectorBorders::eight(90.0, 67.5),
+            SectorBorders::eight(70.0, 30.0),
+            SectorBorders::eight(f32::NAN, 67.5),
+        ] {
+            for degrees in (0..360).step_by(3) {
+                let vector = Vec2::from_angle((degrees as f32).to_radians());
+                let (mut a, mut b) = (Facing::eight().with_borders(borders), Facing::eight());
+                a.face_vector(vector);
+                b.face_vector(vector);
+                assert_eq!(a.direction, b.direction, "{borders:?} {degrees}");
+            }
+        }
+    }
+
     /// The shortcut for a walk straight on never decides otherwise than the angle:
     /// every direction faced, 4 and 8 directions, several hysteresis settings, and
     /// movements all round (many on and beside the sectors' borders).
@@ -613,6 +797,7 @@ mod tests {
                         hysteresis_degrees,
                         turn_seconds: 0.0,
                         perspective: 1.0,
+                        borders: None,
                     };
                     for step in 0..=14_400 {
                         let degrees = step as f32 * 0.025;

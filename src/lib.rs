@@ -178,7 +178,7 @@ pub use cutscene::{Cutscene, CutsceneCommandsExt, InCutscene};
 pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use depth::{Baseline, DepthSorting};
 pub use diagnostics::WalkmaskDiagnosticsPlugin;
-pub use facing::{FaceTarget, Facing, FacingDirection};
+pub use facing::{FaceTarget, Facing, FacingDirection, SectorBorders};
 pub use follow::WalkFollow;
 pub use hover::{HoverAnswer, HoverSource, WalkHover};
 pub use input::{ClickInput, ClickToWalk, WalkCamera};
@@ -722,7 +722,7 @@ fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
     move |world: &mut World| world.run_schedule(stage)
 }
 
-/// Drops the steering, chase and placement state of an entity that loses its
+/// Drops the steering, chase, placement and cutscene state of an entity that loses its
 /// [`Walker`] (the walk lifecycle's own state goes in [`walk::end::walker_removed`]).
 fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
     if let Ok(mut entity) = commands.get_entity(removed.entity) {
@@ -734,6 +734,9 @@ fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
             RegionTint,
             scaling::RegionScale,
             CurrentRoom,
+            // Only walkers take part in cutscenes: a stripped one would hold off the
+            // player's input for good.
+            InCutscene,
         )>();
     }
 }
