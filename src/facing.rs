@@ -734,7 +734,7 @@ mod tests {
                 if near_border {
                     continue;
                 }
-                let (right, up) = (degrees < 90.0 || degrees > 270.0, degrees < 180.0);
+                let (right, up) = (!(90.0..=270.0).contains(&degrees), degrees < 180.0);
                 let side = if right { Right } else { Left };
                 let vertical = if up { Up } else { Down };
                 let diagonal = match (right, up) {
