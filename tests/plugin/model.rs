@@ -10,8 +10,6 @@
 //! room and back with `enter_room`, walkers despawned by observers of their own
 //! arrival, walk-behinds' baselines moved and hidden, the left button pressed,
 //! held and released over the room as the cursor moves (press and hold to walk);
-//! sequences of steps given (walks, turns, waits, interactions, some of them
-//! cutscenes), cleared, and cutscenes skipped; walkers put in and out of cutscenes;
 //! a third of the cases under a grid budget too small for one grid), under
 //! every answer timing, checked against the invariants after every
 //! frame and at the end:
@@ -32,8 +30,6 @@
 //!   place;
 //! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
 //!   walker has `Interacting` exactly while one of its interactions is open;
-//! * a cutscene runs exactly while some walker takes part in it (also when walkers
-//!   in it are despawned), and is skipped only while it runs;
 //! * no task is left behind, and nothing piles up (entities, open requests);
 //! * once nothing more is asked, every walk ends by itself (arrived, blocked or
 //!   unreachable), and walkers that avoid each other stand apart.
@@ -122,39 +118,6 @@ struct ExitLog {
 /// Walkers that the game despawns when they arrive.
 #[derive(Component)]
 struct DespawnOnArrival;
-
-/// Interactions started by sequences' steps, by walker.
-#[derive(Resource, Default)]
-struct StepInteractions(HashMap<Entity, u32>);
-
-/// An interaction step that counts the interaction it starts.
-#[cfg(feature = "sequences")]
-struct CountedInteract(bevy_walkmask::sequence::Interact);
-
-#[cfg(feature = "sequences")]
-impl bevy_walkmask::sequence::Action for CountedInteract {
-    fn is_finished(&self, agent: Entity, world: &World) -> bool {
-        self.0.is_finished(agent, world)
-    }
-
-    fn on_start(&mut self, agent: Entity, world: &mut World) -> bool {
-        *world
-            .resource_mut::<StepInteractions>()
-            .0
-            .entry(agent)
-            .or_default() += 1;
-        self.0.on_start(agent, world)
-    }
-
-    fn on_stop(
-        &mut self,
-        agent: Option<Entity>,
-        world: &mut World,
-        reason: bevy_walkmask::sequence::bevy_sequential_actions::StopReason,
-    ) {
-        self.0.on_stop(agent, world, reason);
-    }
-}
 
 /// The room's hotspots (the region layer serves as their layer): 1 walked to a
 /// point on the floor, 2 to a point in the wall, 3 looked at from where the walker
@@ -394,17 +357,7 @@ impl Case {
         let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
         let layer = add_mask(&mut app, 64, 48, region_pixel);
         app.init_resource::<InteractionLog>()
-            .init_resource::<StepInteractions>();
-        // Sequences start their steps in `Last`: an interaction a step ends at once is
-        // counted in the same frame.
-        #[cfg(feature = "sequences")]
-        app.add_systems(
-            Last,
-            record_interactions
-                .after(bevy_walkmask::sequence::SequentialActionsPlugin::check_actions::<()>),
-        );
-        #[cfg(not(feature = "sequences"))]
-        app.add_systems(Last, record_interactions);
+            .add_systems(Last, record_interactions);
         let room = app
             .world_mut()
             .spawn((
@@ -565,7 +518,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(26);
+        let op = self.rng.below(23);
         let at = self
             .app
             .world()
@@ -793,23 +746,6 @@ impl Case {
                     }
                 }
             }
-            #[cfg(feature = "sequences")]
-            23 if self.rng.chance(2) => self.give_steps(walker),
-            24 if self.rng.chance(2) => {
-                self.app.world_mut().commands().skip_cutscene();
-            }
-            #[cfg(feature = "sequences")]
-            25 if self.rng.chance(3) => {
-                use bevy_walkmask::sequence::{ActionsProxy, ManageActions};
-                self.app.world_mut().actions(walker).clear();
-            }
-            25 if self.rng.chance(3) => {
-                // Game code puts the walker in a cutscene, or takes it out.
-                let mut entity = self.app.world_mut().entity_mut(walker);
-                if entity.take::<InCutscene>().is_none() {
-                    entity.insert(InCutscene);
-                }
-            }
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
                 let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
@@ -835,38 +771,6 @@ impl Case {
                 self.issued.push(id);
             }
         }
-    }
-
-    /// Gives `walker` a sequence of one to four random steps, a third of them a
-    /// cutscene (ended by its last step or by its queue running dry).
-    #[cfg(feature = "sequences")]
-    fn give_steps(&mut self, walker: Entity) {
-        use bevy_walkmask::sequence::*;
-        let scene = self.rng.chance(3);
-        let mut steps: Vec<Box<dyn Action>> = Vec::new();
-        if scene {
-            steps.push(Box::new(StartCutscene));
-        }
-        for _ in 0..1 + self.rng.below(4) {
-            match self.rng.below(6) {
-                0..=2 => steps.push(Box::new(WalkTo::new(self.random_point()))),
-                3 => steps.push(Box::new(Face::new(FacingDirection::Right))),
-                4 => steps.push(Box::new(Wait::seconds(self.rng.below(20) as f32 * 0.016))),
-                _ => {
-                    let hotspot = self.hotspots[self.rng.below(3) as usize];
-                    let verb = if self.rng.chance(2) {
-                        Verb::INTERACT
-                    } else {
-                        Verb::LOOK
-                    };
-                    steps.push(Box::new(CountedInteract(Interact::new(hotspot, verb))));
-                }
-            }
-        }
-        if scene && self.rng.chance(2) {
-            steps.push(Box::new(EndCutscene));
-        }
-        self.app.world_mut().actions(walker).add(steps);
     }
 
     fn positions(&self) -> HashMap<Entity, Vec2> {
@@ -1035,7 +939,6 @@ impl Case {
         self.check_regions(&ctx, &moved_rooms);
         self.check_answers(&ctx);
         self.check_interactions(&ctx, false);
-        self.check_cutscene(&ctx);
         #[cfg(feature = "walk_behinds")]
         self.check_walk_behinds(&ctx);
         let unearned = &self.app.world().resource::<ExitLog>().unearned;
@@ -1091,11 +994,7 @@ impl Case {
     fn check_interactions(&self, ctx: &str, all: bool) {
         let world = self.app.world();
         let ended = &world.resource::<InteractionLog>().0;
-        let mut started_by = self.interactions.clone();
-        for (&walker, &n) in &world.resource::<StepInteractions>().0 {
-            *started_by.entry(walker).or_default() += n;
-        }
-        for (&walker, &started) in &started_by {
+        for (&walker, &started) in &self.interactions {
             let ended = ended.get(&walker).copied().unwrap_or(0);
             let open = started - ended.min(started);
             assert!(
@@ -1126,26 +1025,6 @@ impl Case {
                 }
             }
         }
-    }
-
-    /// A cutscene runs exactly while some walker takes part in it, and is skipped only
-    /// while it runs.
-    fn check_cutscene(&mut self, ctx: &str) {
-        let world = self.app.world_mut();
-        let taking_part = world
-            .query_filtered::<(), With<InCutscene>>()
-            .iter(world)
-            .count();
-        let cutscene = world.resource::<Cutscene>();
-        assert_eq!(
-            cutscene.is_running(),
-            taking_part > 0,
-            "{ctx}: {taking_part} walkers in a cutscene, {cutscene:?}"
-        );
-        assert!(
-            cutscene.is_running() || !cutscene.is_skipping(),
-            "{ctx}: {cutscene:?}"
-        );
     }
 
     /// Per walker, region entries and exits alternate and pair up, and `InRegion`
@@ -1430,11 +1309,6 @@ impl Case {
         run(&mut self.app, 2);
         self.check_answers(&ctx);
         self.check_interactions(&ctx, true);
-        self.check_cutscene(&ctx);
-        assert!(
-            !self.app.world().resource::<Cutscene>().is_running(),
-            "{ctx}: every walker is gone"
-        );
         let log = self.app.world().resource::<Log>();
         let mut ids: HashSet<RequestId> = self.issued.iter().copied().collect();
         // Chasers' own requests too.
