@@ -522,14 +522,15 @@ impl Plugin for WalkmaskPlugin {
                 plan::grid_cache::next_frame,
                 room::place_rooms,
                 walk::membership::follow_rooms::<false>,
-                layers::hotspots::cancel_disabled_interactions,
+                layers::hotspots::cancel_disabled_interactions
+                    .run_if(any_with_component::<Interacting>),
                 layers::regions::block_regions,
                 obstacle::gather_obstacles,
                 walk::replan::forget_changed_masks,
                 walk::replan::replan_changed,
                 walk::obstacle_watch::replan_for_obstacles,
                 chase::aim_chasers,
-                follow::follow_leaders,
+                follow::follow_leaders.run_if(any_with_component::<WalkFollow>),
                 walk::accept::read_requests,
             )
                 .chain_ignore_deferred(),
@@ -542,16 +543,16 @@ impl Plugin for WalkmaskPlugin {
                     crowd::velocities::take_velocities,
                     crowd::tiles::reserve_tiles,
                     walk::movement::nudge_standing_walkers,
-                    walk::hurry::hurry_walks,
+                    walk::hurry::hurry_walks.run_if(any_with_component::<walk::hurry::Hurried>),
                     walk::movement::move_walkers,
                     walk::separation::keep_walkers_apart,
                     walk::membership::follow_rooms::<true>,
                     // Regions first: a region's scale rule applies in the frame the
                     // walker enters it.
                     layers::regions::track_regions,
-                    layers::exits::track_edges,
+                    layers::exits::track_edges.run_if(any_with_component::<RoomEdges>),
                     scaling::follow_depth,
-                    walk_cycle::advance_walk_cycles,
+                    walk_cycle::advance_walk_cycles.run_if(any_with_component::<WalkCycle>),
                     crowd::avoid::gather_crowd,
                 )
                     .chain_ignore_deferred(),

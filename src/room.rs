@@ -629,12 +629,14 @@ struct IndexedRoom {
 
 impl RoomIndex {
     /// Indexes `rooms` as they stand now (a loaded mask and a valid placement each,
-    /// or none).
+    /// or none). Whether the same room entities, in the same order, were indexed
+    /// before.
     pub(crate) fn rebuild<'a>(
         &mut self,
         rooms: impl IntoIterator<Item = (Entity, &'a WalkRoom, &'a GlobalTransform)>,
         masks: &Assets<WalkMask>,
-    ) {
+    ) -> bool {
+        let before: Vec<Entity> = self.rooms.iter().map(|room| room.entity).collect();
         self.rooms.clear();
         self.rooms
             .extend(rooms.into_iter().map(|(entity, room, transform)| {
@@ -648,6 +650,7 @@ impl RoomIndex {
                         .map(|mapping| (mapping.mask_to_world.inverse(), mapping.size.as_vec2())),
                 }
             }));
+        self.rooms.iter().map(|room| room.entity).eq(before)
     }
 
     /// How many rooms it holds.

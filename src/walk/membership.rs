@@ -58,16 +58,21 @@ type ChangedRoom = (
     Or<(Changed<WalkRoom>, Changed<GlobalTransform>)>,
 );
 
-/// Brings every walker's [`CurrentRoom`] up to date: all of them when a room was
-/// added, moved, changed or removed, or a mask loaded; else those that moved or
-/// whose [`Walker`] changed since this system last ran.
+/// Brings every walker's [`CurrentRoom`] up to date: all of them when the rooms
+/// changed in a way that can change a walker's room (with one room or none: a room
+/// added or removed; with several: also a room moved or changed, or a mask loaded);
+/// else those that are new or whose [`Walker`] changed since this system last ran,
+/// and, with several rooms, those that moved.
 ///
 /// `AFTER_MOVES`: run after the frame's moves, where every walker that moved is
 /// looked up; before them, a walker that stands where the plugin left it (at
 /// [`Placed`]) was looked up after that move and is not looked up again.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
-    mut walkers: Query<MemberWalker>,
+    mut walkers: ParamSet<(
+        Query<MemberWalker>,
+        Query<MemberWalker, Or<(Changed<Walker>, Added<CurrentRoom>)>>,
+    )>,
     rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
     changed_rooms: Query<(), ChangedRoom>,
     mut removed_rooms: RemovedComponents<WalkRoom>,
@@ -76,13 +81,22 @@ pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
     masks: Res<Assets<WalkMask>>,
     mut index: Local<RoomIndex>,
 ) {
-    let all = !changed_rooms.is_empty()
+    let rooms_changed = !changed_rooms.is_empty()
         || removed_rooms.read().count() > 0
         || mask_events.read().count() > 0;
-    index.rebuild(rooms.iter(), &masks);
-    // With one room or none, where a walker stands does not change its room.
+    // The index holds what it was built from until the rooms change.
+    let same_rooms = !rooms_changed || index.rebuild(rooms.iter(), &masks);
+    // With one room or none, a walker's room follows from the room it names and
+    // which rooms there are: not from where it stands, the rooms' placements or masks.
     let by_position = index.len() > 1;
-    for (walker, transform, child_of, mut current, placed) in &mut walkers {
+    let all = rooms_changed && (by_position || !same_rooms);
+    if !all && !by_position {
+        for (walker, transform, child_of, current, _) in &mut walkers.p1() {
+            look_up(&index, walker.room, &transform, child_of, &parents, current);
+        }
+        return;
+    }
+    for (walker, transform, child_of, current, placed) in &mut walkers.p0() {
         // A new walker (its default `None` just added) is looked up too, and one
         // under a parent, which may have moved it.
         let moved = by_position
@@ -91,15 +105,24 @@ pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
                     && (AFTER_MOVES
                         || placed
                             .is_none_or(|placed| placed.0 != transform.translation.truncate())));
-        let stale = all || moved || current.is_added() || walker.is_changed();
-        if !stale {
-            continue;
+        if all || moved || current.is_added() || walker.is_changed() {
+            look_up(&index, walker.room, &transform, child_of, &parents, current);
         }
-        let position = || walker_xy(&transform, child_of, &parents);
-        let now = match index.room_of(walker.room, position) {
-            RoomLookup::Found(room) => Some(room),
-            _ => None,
-        };
-        current.set_if_neq(CurrentRoom(now));
     }
+}
+
+/// Sets a walker's [`CurrentRoom`] by the index's rule.
+fn look_up(
+    index: &RoomIndex,
+    named: Option<Entity>,
+    transform: &Transform,
+    child_of: Option<&ChildOf>,
+    parents: &Parents,
+    mut current: Mut<CurrentRoom>,
+) {
+    let now = match index.room_of(named, || walker_xy(transform, child_of, parents)) {
+        RoomLookup::Found(room) => Some(room),
+        _ => None,
+    };
+    current.set_if_neq(CurrentRoom(now));
 }
