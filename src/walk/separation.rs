@@ -61,6 +61,9 @@ struct Body {
     rank: Option<u16>,
     push: Vec2,
     moved: bool,
+    /// Moved or pinned by the last round's pushes: only pairs with such a body are
+    /// pushed differently in the next round.
+    moved_last: bool,
     /// Where it stood before the pass: however many rounds push it, it ends on a
     /// straight clear line from here.
     origin: Vec2,
@@ -125,6 +128,7 @@ pub(crate) fn keep_walkers_apart(
             rank,
             push: Vec2::ZERO,
             moved: false,
+            moved_last: false,
             origin: at,
         });
     }
@@ -141,11 +145,21 @@ pub(crate) fn keep_walkers_apart(
     let widest = work.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let mut moved = false;
     for round in 0..ROUNDS {
-        if !push_apart(&mut work.bodies, widest * (1 + 2 * round) as f32) {
+        if round > 0 {
+            // Pushes moved some by less than a radius: the order is nearly right, and
+            // sorted again the sweep stays as narrow as in the first round.
+            work.bodies.sort_by(|a, b| {
+                (a.room, a.at.x)
+                    .partial_cmp(&(b.room, b.at.x))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+        if !push_apart(&mut work.bodies, widest, round > 0) {
             break;
         }
         moved = true;
         for body in &mut work.bodies {
+            body.moved_last = false;
             if body.push == Vec2::ZERO {
                 continue;
             }
@@ -166,11 +180,13 @@ pub(crate) fn keep_walkers_apart(
                 went = to.distance(body.at);
                 body.at = to;
                 body.moved = true;
+                body.moved_last = true;
             }
             // Pinned against a wall (or standing where its grid blocks): for the rest
             // of the frame it holds its place, and whoever pressed it takes the push.
-            if went < wanted * PINNED {
+            if went < wanted * PINNED && body.rank.is_some() {
                 body.rank = None;
+                body.moved_last = true;
             }
             body.push = Vec2::ZERO;
         }
@@ -198,18 +214,22 @@ pub(crate) fn keep_walkers_apart(
 }
 
 /// Adds to each body the push that takes it out of its overlaps (sweeping each room
-/// along x, `bodies` sorted by room and then nearly by x: a pair is looked at while
-/// the second lies less than `reach` plus the first's radius to the right). Whether
+/// along x, `bodies` sorted by room and then by x: a pair is looked at while the
+/// second lies less than `widest` plus the first's radius to the right; `again`: only
+/// pairs with a body the last round moved, the others being as they were). Whether
 /// any body is to move.
-fn push_apart(bodies: &mut [Body], reach: f32) -> bool {
+fn push_apart(bodies: &mut [Body], widest: f32, again: bool) -> bool {
     let mut any = false;
     for i in 0..bodies.len() {
         for j in i + 1..bodies.len() {
             let (a, b) = (&bodies[i], &bodies[j]);
-            if b.room != a.room || b.at.x - a.at.x > a.radius + reach {
+            if b.room != a.room || b.at.x - a.at.x > a.radius + widest {
                 break;
             }
             let reach = a.radius + b.radius;
+            if (again && !a.moved_last && !b.moved_last) || (b.at.y - a.at.y).abs() >= reach {
+                continue;
+            }
             let gap = b.at - a.at;
             let distance = gap.length();
             if a.layers & b.layers == 0 || distance >= reach * (1.0 - TOLERANCE) {
