@@ -600,6 +600,17 @@ pub(crate) fn turn(entity: &mut EntityWorldMut, face: FaceTarget, position: Vec2
     }
 }
 
+/// Turns `entity` to `face` from where it stands now ([`turn`]); nothing for an
+/// entity that is gone or has no position.
+pub(crate) fn face_now(world: &mut World, entity: Entity, face: FaceTarget) {
+    let Some(position) = crate::placement::entity_world_xy(world, entity) else {
+        return;
+    };
+    if let Ok(mut entity) = world.get_entity_mut(entity) {
+        turn(&mut entity, face, position);
+    }
+}
+
 /// Turns `facing` towards a step taken in `direction` (with hysteresis), writing the
 /// component only when the facing changes.
 pub(crate) fn follow_step(facing: &mut Mut<Facing>, direction: Vec2) {

@@ -101,6 +101,31 @@ impl ClickToWalk {
     }
 }
 
+/// Whether the player's clicks count now: the one place that says so for every
+/// click, press and hold system (click to walk on, no cutscene running).
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct PlayerClicks<'w> {
+    settings: Res<'w, ClickToWalk>,
+    cutscene: Res<'w, Cutscene>,
+}
+
+impl PlayerClicks<'_> {
+    /// Whether clicks from `input` walk the players now.
+    pub(crate) fn count_from(&self, input: ClickInput) -> bool {
+        self.count() && self.settings.input == input
+    }
+
+    /// Whether clicks walk the players now, wherever they come from.
+    pub(crate) fn count(&self) -> bool {
+        self.settings.enabled && !self.cutscene.is_running()
+    }
+
+    /// The settings.
+    pub(crate) fn settings(&self) -> &ClickToWalk {
+        &self.settings
+    }
+}
+
 /// A press on a room that may become a hold (see [`ClickToWalk::hold_to_walk`]).
 #[derive(Resource, Default, Debug)]
 pub(crate) struct HeldPress {
@@ -171,8 +196,7 @@ type ClickableObstacles<'w, 's> = Query<
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_to_clicked_room(
     mut click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
-    settings: Res<ClickToWalk>,
-    cutscene: Res<Cutscene>,
+    clicks: PlayerClicks,
     players: Players,
     obstacles: ClickableObstacles,
     parents: Parents,
@@ -180,9 +204,7 @@ pub(crate) fn walk_to_clicked_room(
     masks: Res<Assets<WalkMask>>,
     mut requests: MessageWriter<WalkRequest>,
 ) {
-    if !settings.enabled
-        || cutscene.is_running()
-        || settings.input != ClickInput::Picking
+    if !clicks.count_from(ClickInput::Picking)
         || click.event.button != bevy::picking::pointer::PointerButton::Primary
     {
         return;
@@ -240,8 +262,7 @@ pub(crate) fn cursor_world_position(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_to_cursor_click(
     buttons: Res<ButtonInput<MouseButton>>,
-    settings: Res<ClickToWalk>,
-    cutscene: Res<Cutscene>,
+    clicks: PlayerClicks,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
@@ -251,11 +272,7 @@ pub(crate) fn walk_to_cursor_click(
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
 ) {
-    if !settings.enabled
-        || cutscene.is_running()
-        || settings.input != ClickInput::Cursor
-        || !buttons.just_pressed(MouseButton::Left)
-    {
+    if !clicks.count_from(ClickInput::Cursor) || !buttons.just_pressed(MouseButton::Left) {
         return;
     }
     let Some(target) = cursor_world_position(&windows, &cameras) else {
@@ -274,15 +291,12 @@ pub(crate) fn walk_to_cursor_click(
 #[cfg(feature = "picking")]
 pub(crate) fn hold_pressed_room(
     press: On<bevy::picking::events::Pointer<bevy::picking::events::Press>>,
-    settings: Res<ClickToWalk>,
-    cutscene: Res<Cutscene>,
+    clicks: PlayerClicks,
     rooms: Rooms,
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
 ) {
-    if settings.enabled
-        && !cutscene.is_running()
-        && settings.input == ClickInput::Picking
+    if clicks.count_from(ClickInput::Picking)
         && press.event.button == bevy::picking::pointer::PointerButton::Primary
         && rooms.get(press.entity).is_ok()
     {
@@ -300,8 +314,7 @@ pub(crate) fn hold_pressed_room(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_while_held(
     buttons: Res<ButtonInput<MouseButton>>,
-    settings: Res<ClickToWalk>,
-    cutscene: Res<Cutscene>,
+    clicks: PlayerClicks,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, Has<WalkCamera>)>,
     players: Players,
@@ -310,11 +323,7 @@ pub(crate) fn walk_while_held(
     mut held: ResMut<HeldPress>,
     time: Res<Time>,
 ) {
-    if !buttons.pressed(MouseButton::Left)
-        || !settings.enabled
-        || !settings.hold_to_walk
-        || cutscene.is_running()
-    {
+    if !buttons.pressed(MouseButton::Left) || !clicks.count() || !clicks.settings().hold_to_walk {
         if held.pressed.is_some() {
             *held = HeldPress::default();
         }
@@ -323,7 +332,7 @@ pub(crate) fn walk_while_held(
     let Some((room, since)) = held.pressed else {
         return;
     };
-    if time.elapsed_secs() - since < settings.hold_delay || rooms.get(room).is_err() {
+    if time.elapsed_secs() - since < clicks.settings().hold_delay || rooms.get(room).is_err() {
         return;
     }
     let Some(target) = cursor_world_position(&windows, &cameras) else {

@@ -51,12 +51,11 @@ pub use bevy_sequential_actions::{
 };
 use bevy_sequential_actions::{ActionQueue, CurrentAction, StopReason};
 
-use crate::cutscene::{Cutscene, InCutscene};
-use crate::facing::{FaceTarget, turn};
+use crate::cutscene::{InCutscene, skips_walks_of};
+use crate::facing::{FaceTarget, face_now};
 use crate::layers::exits::enter_room;
 use crate::layers::hotspots::{Interacting, Verb, start_interaction};
 use crate::outcome::{RequestEnded, RequestOutcome};
-use crate::placement::entity_world_xy;
 use crate::request::{RequestId, WalkRequest, WalkRoute};
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
@@ -166,11 +165,7 @@ impl Action for Face {
     }
 
     fn on_start(&mut self, agent: Entity, world: &mut World) -> bool {
-        if let Some(position) = entity_world_xy(world, agent)
-            && let Ok(mut entity) = world.get_entity_mut(agent)
-        {
-            turn(&mut entity, self.0, position);
-        }
+        face_now(world, agent, self.0);
         true
     }
 
@@ -202,7 +197,7 @@ impl Wait {
 impl Action for Wait {
     fn is_finished(&self, agent: Entity, world: &World) -> bool {
         let now = world.resource::<Time>().elapsed_secs_f64();
-        self.until.is_none_or(|until| now >= until) || skipped(world, agent)
+        self.until.is_none_or(|until| now >= until) || skips_walks_of(world, agent)
     }
 
     fn on_start(&mut self, agent: Entity, world: &mut World) -> bool {
@@ -361,11 +356,6 @@ fn ended(world: &World, walker: Entity, request: RequestId) -> Option<RequestOut
         .get::<AwaitedRequest>(walker)
         .filter(|awaited| awaited.request == request)
         .and_then(|awaited| awaited.outcome)
-}
-
-/// Whether `walker` takes part in a cutscene that is being skipped.
-fn skipped(world: &World, walker: Entity) -> bool {
-    world.resource::<Cutscene>().is_skipping() && world.get::<InCutscene>(walker).is_some()
 }
 
 /// Notes the end of the request a walk step waits for.

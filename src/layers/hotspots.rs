@@ -37,7 +37,7 @@ use crate::asset::WalkMask;
 use crate::facing::{FaceTarget, turn};
 use crate::outcome::{RequestEnded, RequestOutcome, StopReason};
 use crate::placement::{Parents, entity_world_xy, walker_xy};
-use crate::request::{RequestId, WalkRequest};
+use crate::request::{CarriesRequest, RequestId, WalkRequest, keep_ids_after_inserted};
 use crate::room::WalkRoom;
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
@@ -300,6 +300,7 @@ impl Default for HotspotClicks {
 /// interaction ends).
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Debug, PartialEq)]
+#[component(on_insert = keep_ids_after_inserted::<Interacting>)]
 pub struct Interacting {
     /// The hotspot.
     pub hotspot: Entity,
@@ -313,6 +314,12 @@ pub struct Interacting {
     pub reach: f32,
     /// What happens when it is out of reach.
     pub unreachable: UnreachablePolicy,
+}
+
+impl CarriesRequest for Interacting {
+    fn request(&self) -> RequestId {
+        self.request
+    }
 }
 
 /// A walker got to a hotspot (and turned), and acts: an [`EntityEvent`] on the
@@ -1036,18 +1043,13 @@ pub(crate) fn keep_press_on_hotspot(
 pub(crate) fn interact_with_clicked_hotspot(
     mut click: On<bevy::picking::events::Pointer<bevy::picking::events::Click>>,
     settings: Res<HotspotClicks>,
-    walk_clicks: Res<crate::input::ClickToWalk>,
-    cutscene: Res<crate::cutscene::Cutscene>,
+    walk_clicks: crate::input::PlayerClicks,
     hotspots: Query<(&Hotspot, &ChildOf)>,
     players: crate::input::Players,
     mut commands: Commands,
 ) {
     use bevy::picking::pointer::PointerButton;
-    if !settings.enabled
-        || !walk_clicks.enabled
-        || walk_clicks.input != crate::input::ClickInput::Picking
-        || cutscene.is_running()
-    {
+    if !settings.enabled || !walk_clicks.count_from(crate::input::ClickInput::Picking) {
         return;
     }
     let Ok((hotspot, child_of)) = hotspots.get(click.entity) else {

@@ -5,8 +5,7 @@ use bevy::prelude::*;
 use super::accept::accept_request;
 use super::end::stop_walker;
 use super::hurry::{Hurry, hurry_walker};
-use crate::facing::{FaceTarget, turn};
-use crate::placement::entity_world_xy;
+use crate::facing::{FaceTarget, face_now};
 use crate::request::{RequestId, WalkRequest, WalkRoute};
 
 /// Walk commands on an entity.
@@ -128,14 +127,8 @@ impl WalkCommandsExt for EntityCommands<'_> {
 
     fn face(&mut self, face: FaceTarget) -> &mut Self {
         let entity = self.id();
-        self.commands().queue(move |world: &mut World| {
-            let Some(position) = entity_world_xy(world, entity) else {
-                return;
-            };
-            if let Ok(mut entity) = world.get_entity_mut(entity) {
-                turn(&mut entity, face, position);
-            }
-        });
+        self.commands()
+            .queue(move |world: &mut World| face_now(world, entity, face));
         self
     }
 

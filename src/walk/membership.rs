@@ -52,6 +52,9 @@ type MemberWalker = (
     Option<&'static Placed>,
 );
 
+/// A walker that is new or names another room since the system last ran.
+type NewOrRenamed = Or<(Changed<Walker>, Added<CurrentRoom>)>;
+
 /// A room added, moved or changed since the system last ran.
 type ChangedRoom = (
     With<WalkRoom>,
@@ -69,10 +72,7 @@ type ChangedRoom = (
 /// [`Placed`]) was looked up after that move and is not looked up again.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn follow_rooms<const AFTER_MOVES: bool>(
-    mut walkers: ParamSet<(
-        Query<MemberWalker>,
-        Query<MemberWalker, Or<(Changed<Walker>, Added<CurrentRoom>)>>,
-    )>,
+    mut walkers: ParamSet<(Query<MemberWalker>, Query<MemberWalker, NewOrRenamed>)>,
     rooms: Query<(Entity, &WalkRoom, &GlobalTransform)>,
     changed_rooms: Query<(), ChangedRoom>,
     mut removed_rooms: RemovedComponents<WalkRoom>,
