@@ -10,7 +10,12 @@ use crate::facing::FaceTarget;
 /// code can match answers to the requests it sent.
 ///
 /// Ids come from a process-wide counter: [`RequestId::new`] never returns the same id
-/// twice.
+/// twice, nor one that a walk loaded from a save carries: when a [`WalkPath`] or an
+/// [`Interacting`] is inserted (by a scene loaded through reflection, say), the
+/// counter moves past its id, so a new request cannot be taken for the loaded one.
+///
+/// [`WalkPath`]: crate::WalkPath
+/// [`Interacting`]: crate::Interacting
 ///
 /// ```
 /// use bevy_walkmask::RequestId;
@@ -30,6 +35,12 @@ impl RequestId {
         Self(NEXT_REQUEST.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Makes every id handed out from now on come after this one (an id that came
+    /// from elsewhere: a save).
+    pub(crate) fn keep_later_ids_after(self) {
+        NEXT_REQUEST.fetch_max(self.0.saturating_add(1), Ordering::Relaxed);
+    }
+
     /// The id as a number (for logs).
     ///
     /// ```
@@ -38,6 +49,23 @@ impl RequestId {
     /// ```
     pub fn get(self) -> u64 {
         self.0
+    }
+}
+
+/// A component that carries the id of a request (see [`keep_ids_after_inserted`]).
+pub(crate) trait CarriesRequest: Component {
+    /// The request.
+    fn request(&self) -> RequestId;
+}
+
+/// The insert hook of components that carry a request id: ids handed out after
+/// a component was inserted with an id (new, or loaded from a save) come after it.
+pub(crate) fn keep_ids_after_inserted<C: CarriesRequest>(
+    world: bevy::ecs::world::DeferredWorld,
+    context: bevy::ecs::lifecycle::HookContext,
+) {
+    if let Some(component) = world.get::<C>(context.entity) {
+        component.request().keep_later_ids_after();
     }
 }
 

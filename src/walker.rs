@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use crate::facing::{FaceTarget, Facing};
-use crate::request::RequestId;
+use crate::request::{CarriesRequest, RequestId, keep_ids_after_inserted};
 use crate::room::WalkAreas;
 
 /// An entity that walks on a [`WalkRoom`](crate::WalkRoom)'s mask at a constant speed.
@@ -282,6 +282,7 @@ pub struct WalkHeading(pub Vec2);
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug)]
+#[component(on_insert = keep_ids_after_inserted::<WalkPath>)]
 pub struct WalkPath {
     /// The corners of the walk, the first one where it started.
     pub waypoints: Vec<Vec2>,
@@ -346,5 +347,11 @@ impl WalkPath {
             at = p;
         }
         (at, self.waypoints.len())
+    }
+}
+
+impl CarriesRequest for WalkPath {
+    fn request(&self) -> RequestId {
+        self.request
     }
 }

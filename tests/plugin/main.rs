@@ -29,6 +29,7 @@ mod obstacles;
 mod queries;
 mod regions;
 mod rooms_and_walks;
+mod saves;
 mod scaling;
 #[cfg(feature = "sequences")]
 mod sequences;
