@@ -69,6 +69,15 @@ struct Body {
     origin: Vec2,
 }
 
+impl Body {
+    /// The order the sweep walks bodies in: by room, then by x.
+    fn sweep_order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        (a.room, a.at.x)
+            .partial_cmp(&(b.room, b.at.x))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
 /// The pass's buffers, kept from frame to frame.
 #[derive(Default)]
 pub(crate) struct SeparationWork {
@@ -137,22 +146,14 @@ pub(crate) fn keep_walkers_apart(
     }
     // Sorted by room, then x, once: a push moves a walker less than a radius, so a
     // sweep wide enough for that finds every pair in later rounds too.
-    work.bodies.sort_unstable_by(|a, b| {
-        (a.room, a.at.x)
-            .partial_cmp(&(b.room, b.at.x))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    work.bodies.sort_unstable_by(Body::sweep_order);
     let widest = work.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let mut moved = false;
     for round in 0..ROUNDS {
         if round > 0 {
             // Pushes moved some by less than a radius: the order is nearly right, and
             // sorted again the sweep stays as narrow as in the first round.
-            work.bodies.sort_by(|a, b| {
-                (a.room, a.at.x)
-                    .partial_cmp(&(b.room, b.at.x))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
+            work.bodies.sort_by(Body::sweep_order);
         }
         if !push_apart(&mut work.bodies, widest, round > 0) {
             break;
