@@ -148,16 +148,14 @@ type EdgeWalker = (
 );
 
 /// Follows walkers across their room's edges (after walkers moved) and sends
-/// [`WalkedOffEdge`] for every crossing from inside.
+/// [`WalkedOffEdge`] for every crossing from inside. Run only while some room has
+/// [`RoomEdges`].
 pub(crate) fn track_edges(
     mut commands: Commands,
     walkers: Query<EdgeWalker>,
     edges: Query<&RoomEdges>,
     parents: Parents,
 ) {
-    if edges.is_empty() {
-        return;
-    }
     for (entity, current, transform, child_of, side) in &walkers {
         let position = walker_xy(transform, child_of, &parents);
         let Some(room) = current.get() else {
