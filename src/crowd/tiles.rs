@@ -72,6 +72,9 @@ pub(crate) struct TileWork {
     way: HashSet<(u32, u32)>,
     search: HashMap<(u32, u32), (u32, u32)>,
     queue: VecDeque<((u32, u32), u32)>,
+    /// The last pass met a tile-step walker: some walker may still hold a tile, wait
+    /// or keep a refuge, which the next pass clears if none steps by tiles any more.
+    tile_state_left: bool,
 }
 
 /// Each frame, before walkers move: every tile-step walker (with avoidance on)
@@ -89,6 +92,16 @@ pub(crate) fn reserve_tiles(
     let dt = time.delta_secs();
     grids.new_frame();
     let work = &mut *work;
+    let stepping = tuning.avoidance
+        && walkers
+            .iter()
+            .any(|(_, (walker, ..), avoidance, ..)| walker.grid_steps && avoidance.enabled);
+    // Most rooms have no tile-step walker: nothing to reserve and, once the state of
+    // the last ones is cleared, nothing to clear.
+    if !stepping && !work.tile_state_left {
+        return;
+    }
+    work.tile_state_left = stepping;
     work.taken.clear();
     work.walking.clear();
     work.head_on.clear();

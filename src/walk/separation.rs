@@ -50,9 +50,11 @@ type SeparatedWalker = (
 );
 
 /// One walker of the frame's pass.
+#[derive(Clone, Copy)]
 struct Body {
     entity: Entity,
-    room: Option<Entity>,
+    /// [`Body::sweep_key`] of its room and `at`.
+    key: u64,
     at: Vec2,
     radius: f32,
     layers: u32,
@@ -70,11 +72,29 @@ struct Body {
 }
 
 impl Body {
-    /// The order the sweep walks bodies in: by room, then by x.
-    fn sweep_order(a: &Self, b: &Self) -> std::cmp::Ordering {
-        (a.room, a.at.x)
-            .partial_cmp(&(b.room, b.at.x))
-            .unwrap_or(std::cmp::Ordering::Equal)
+    /// The order the sweep walks bodies in: by room (its [`Body::room_key`]), then
+    /// by x (`x` finite).
+    fn sweep_key(room: u64, x: f32) -> u64 {
+        // The float's bits, made to order as the floats do (`f32::total_cmp`).
+        let bits = x.to_bits();
+        let x = if bits & 0x8000_0000 != 0 {
+            !bits
+        } else {
+            bits | 0x8000_0000
+        };
+        room << 32 | u64::from(x)
+    }
+
+    /// A room as the high half of [`Body::sweep_key`]: no room first (an entity's
+    /// index is never `u32::MAX`).
+    fn room_part(room: Option<Entity>) -> u64 {
+        room.map_or(0, |room| u64::from(room.index_u32()) + 1)
+    }
+
+    /// The body's room as [`Body::room_part`] gave it: two bodies meet only within
+    /// one.
+    fn room_key(&self) -> u64 {
+        self.key >> 32
     }
 }
 
@@ -82,6 +102,10 @@ impl Body {
 #[derive(Default)]
 pub(crate) struct SeparationWork {
     bodies: Vec<Body>,
+    /// The bodies' sweep keys and indices, sorted (cheaper to sort than bodies).
+    order: Vec<(u64, u32)>,
+    /// The bodies in sweep order.
+    sorted: Vec<Body>,
 }
 
 /// Pushes apart every two walkers of a room that overlap after the frame's moves (see
@@ -130,7 +154,7 @@ pub(crate) fn keep_walkers_apart(
         };
         work.bodies.push(Body {
             entity,
-            room: current.get(),
+            key: Body::sweep_key(Body::room_part(current.get()), at.x),
             at,
             radius,
             layers: avoidance.layers,
@@ -146,16 +170,32 @@ pub(crate) fn keep_walkers_apart(
     }
     // Sorted by room, then x, once: a push moves a walker less than a radius, so a
     // sweep wide enough for that finds every pair in later rounds too.
-    work.bodies.sort_unstable_by(Body::sweep_order);
+    work.order.clear();
+    work.order.extend(
+        work.bodies
+            .iter()
+            .enumerate()
+            .map(|(i, body)| (body.key, i as u32)),
+    );
+    work.order.sort_unstable();
+    work.sorted.clear();
+    work.sorted
+        .extend(work.order.iter().map(|&(_, i)| work.bodies[i as usize]));
+    std::mem::swap(&mut work.bodies, &mut work.sorted);
     let widest = work.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let mut moved = false;
     for round in 0..ROUNDS {
         if round > 0 {
-            // Pushes moved some by less than a radius: the order is nearly right, and
+            // Pushes moved a few by less than a radius: the order is nearly right, and
             // sorted again the sweep stays as narrow as in the first round.
-            work.bodies.sort_by(Body::sweep_order);
+            sort_nearly_sorted(&mut work.bodies);
         }
-        if !push_apart(&mut work.bodies, widest, round > 0) {
+        let any = if round == 0 {
+            push_apart(&mut work.bodies, widest)
+        } else {
+            push_apart_moved(&mut work.bodies, widest)
+        };
+        if !any {
             break;
         }
         moved = true;
@@ -180,6 +220,7 @@ pub(crate) fn keep_walkers_apart(
             {
                 went = to.distance(body.at);
                 body.at = to;
+                body.key = Body::sweep_key(body.room_key(), to.x);
                 body.moved = true;
                 body.moved_last = true;
             }
@@ -215,47 +256,95 @@ pub(crate) fn keep_walkers_apart(
 }
 
 /// Adds to each body the push that takes it out of its overlaps (sweeping each room
-/// along x, `bodies` sorted by room and then by x: a pair is looked at while the
-/// second lies less than `widest` plus the first's radius to the right; `again`: only
-/// pairs with a body the last round moved, the others being as they were). Whether
-/// any body is to move.
-fn push_apart(bodies: &mut [Body], widest: f32, again: bool) -> bool {
+/// along x, `bodies` sorted by [`Body::sweep_key`]: a pair is looked at while the
+/// second lies less than `widest` plus the first's radius to the right). Whether any
+/// body is to move.
+fn push_apart(bodies: &mut [Body], widest: f32) -> bool {
     let mut any = false;
     for i in 0..bodies.len() {
         for j in i + 1..bodies.len() {
             let (a, b) = (&bodies[i], &bodies[j]);
-            if b.room != a.room || b.at.x - a.at.x > a.radius + widest {
+            if b.room_key() != a.room_key() || b.at.x - a.at.x > a.radius + widest {
                 break;
             }
-            let reach = a.radius + b.radius;
-            if (again && !a.moved_last && !b.moved_last) || (b.at.y - a.at.y).abs() >= reach {
-                continue;
-            }
-            let gap = b.at - a.at;
-            let distance = gap.length();
-            if a.layers & b.layers == 0 || distance >= reach * (1.0 - TOLERANCE) {
-                continue;
-            }
-            // Share of the push each takes.
-            let (share_a, share_b) = match (a.rank, b.rank) {
-                (None, None) => continue,
-                (None, Some(_)) => (0.0, 1.0),
-                (Some(_), None) => (1.0, 0.0),
-                (Some(ra), Some(rb)) if ra > rb => (0.0, 1.0),
-                (Some(ra), Some(rb)) if ra < rb => (1.0, 0.0),
-                _ => (0.5, 0.5),
-            };
-            // Two on one point part along the order of their entities.
-            let direction = if distance > 1e-4 {
-                gap / distance
-            } else {
-                Vec2::X
-            };
-            let overlap = reach - distance;
-            bodies[i].push -= direction * overlap * share_a;
-            bodies[j].push += direction * overlap * share_b;
-            any = true;
+            any |= push_pair(bodies, i, j);
         }
     }
     any
+}
+
+/// [`push_apart`] after a round of pushes: only pairs with a body that round moved
+/// or pinned, the others being as they were.
+fn push_apart_moved(bodies: &mut [Body], widest: f32) -> bool {
+    let mut any = false;
+    for i in 0..bodies.len() {
+        if !bodies[i].moved_last {
+            continue;
+        }
+        // To the right, every pair; to the left, those whose other body did not move
+        // (its own sweep to the right finds the others).
+        for j in i + 1..bodies.len() {
+            let (a, b) = (&bodies[i], &bodies[j]);
+            if b.room_key() != a.room_key() || b.at.x - a.at.x > a.radius + widest {
+                break;
+            }
+            any |= push_pair(bodies, i, j);
+        }
+        for j in (0..i).rev() {
+            let (a, b) = (&bodies[j], &bodies[i]);
+            if b.room_key() != a.room_key() || b.at.x - a.at.x > 2.0 * widest {
+                break;
+            }
+            if !a.moved_last {
+                any |= push_pair(bodies, j, i);
+            }
+        }
+    }
+    any
+}
+
+/// Adds to bodies `i` and `j` (`i` before `j` in the sweep) the push that takes them
+/// apart, if they overlap. Whether they do and either may move.
+fn push_pair(bodies: &mut [Body], i: usize, j: usize) -> bool {
+    let (a, b) = (&bodies[i], &bodies[j]);
+    let reach = a.radius + b.radius;
+    if (b.at.y - a.at.y).abs() >= reach || a.layers & b.layers == 0 {
+        return false;
+    }
+    let gap = b.at - a.at;
+    let distance = gap.length();
+    if distance >= reach * (1.0 - TOLERANCE) {
+        return false;
+    }
+    // Share of the push each takes.
+    let (share_a, share_b) = match (a.rank, b.rank) {
+        (None, None) => return false,
+        (None, Some(_)) => (0.0, 1.0),
+        (Some(_), None) => (1.0, 0.0),
+        (Some(ra), Some(rb)) if ra > rb => (0.0, 1.0),
+        (Some(ra), Some(rb)) if ra < rb => (1.0, 0.0),
+        _ => (0.5, 0.5),
+    };
+    // Two on one point part along the order of their entities.
+    let direction = if distance > 1e-4 {
+        gap / distance
+    } else {
+        Vec2::X
+    };
+    let overlap = reach - distance;
+    bodies[i].push -= direction * overlap * share_a;
+    bodies[j].push += direction * overlap * share_b;
+    true
+}
+
+/// Sorts `bodies` by [`Body::sweep_key`] when only a few are out of place (insertion
+/// sort: each moved body is carried to its place, the rest are passed once).
+fn sort_nearly_sorted(bodies: &mut [Body]) {
+    for i in 1..bodies.len() {
+        let mut j = i;
+        while j > 0 && bodies[j - 1].key > bodies[j].key {
+            bodies.swap(j - 1, j);
+            j -= 1;
+        }
+    }
 }

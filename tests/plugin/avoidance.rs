@@ -669,6 +669,59 @@ fn a_tile_walker_waits_for_a_held_tile_as_long_as_the_tuning_says() {
     }
 }
 
+/// A tile walker waiting for a held tile walks on once the game stops every walker
+/// stepping by tiles: the wait ends with the last tile walker (no tile is held for it
+/// any more), it does not last for ever.
+#[test]
+fn a_tile_walker_waiting_for_a_tile_walks_on_when_no_walker_steps_by_tiles() {
+    for pace in Pace::BOTH {
+        let size = (8, 3);
+        let mut app = headless_app(WalkmaskPlugin {
+            tuning: WalkTuning {
+                tile_wait_seconds: 30.0,
+                ..default()
+            },
+            ..pace.plugin()
+        });
+        add_log(&mut app);
+        let mask = add_mask(&mut app, size.0, size.1, |_, y| u8::from(y == 1));
+        app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
+        let mover = spawn_tile_walker(&mut app, 64.0, (1, 1), size);
+        let stander = spawn_tile_walker(&mut app, 64.0, (6, 1), size);
+        app.update();
+        let id = send(&mut app, mover, tile_centre(6, 1, size));
+        let mut clock = pace.clock();
+        // Four tiles at 64 units a second take a second: by two it waits on the fifth.
+        for _ in 0..125 {
+            clock.frame(&mut app);
+        }
+        assert_eq!(
+            tile_under(position(&app, mover), size),
+            (5, 1),
+            "{pace:?}: not waiting beside the held tile"
+        );
+        assert!(!arrived(&app, mover), "{pace:?}: arrived on a held tile");
+        for walker in [mover, stander] {
+            app.world_mut()
+                .get_mut::<Walker>(walker)
+                .expect("a walker")
+                .grid_steps = false;
+        }
+        clock.until(&mut app, 120, |world| {
+            world
+                .resource::<Log>()
+                .kinds(id)
+                .iter()
+                .any(|k| matches!(k, Kind::Arrived(_) | Kind::Stopped(..)))
+        });
+        let kinds = app.world().resource::<Log>().kinds(id);
+        assert!(
+            matches!(kinds.last(), Some(Kind::Arrived(_))),
+            "{pace:?}: {kinds:?}"
+        );
+    }
+}
+
 /// Two tile walkers meeting head-on in a corridor one tile wide do not wait for ever:
 /// one backs off to the nearest tile off the other's way (a pocket beside the
 /// corridor, ahead of either, or the room the corridor leaves), lets the other pass

@@ -14,7 +14,8 @@
 //! * the main thread's CPU time in that span (on Unix; both ends of the span run on
 //!   the main thread): the same work without the time the pool's search threads took
 //!   the core from the main thread, which makes runs on a machine with few cores
-//!   comparable;
+//!   comparable; and its median in each of the plugin's sets (`WalkmaskSystems`
+//!   input, plan, poll and move, each measured from the end of the one before);
 //! * whole `app.update()`.
 //!
 //! Median, p99 and max in milliseconds after a 2 s start-up (which holds the burst of
@@ -396,6 +397,11 @@ struct Bench {
     /// work of the plugin's stages (run on the main thread) and of any system the
     /// main thread picked up, without the time other threads took the core from it.
     cpu_spans: Vec<Duration>,
+    /// The main thread's CPU time at the last boundary between the plugin's sets.
+    cpu_mark: Option<Duration>,
+    /// The main thread's CPU time per frame after settling in each of the plugin's
+    /// sets, in the order of [`SETS`].
+    cpu_sets: [Vec<Duration>; 4],
     /// The largest plugin span during start-up.
     start_up_max: Duration,
     walkers: Vec<Entity>,
@@ -545,6 +551,7 @@ fn send_requests(
 
 fn span_start(mut bench: ResMut<Bench>, _main_thread: NonSendMarker) {
     bench.cpu_start = thread_cpu_time();
+    bench.cpu_mark = bench.cpu_start;
     bench.span_start = Some(Instant::now());
 }
 
@@ -564,6 +571,21 @@ fn thread_cpu_time() -> Option<Duration> {
     {
         None
     }
+}
+
+/// The plugin's sets in the order they run, as the span's breakdown names them.
+const SETS: [&str; 4] = ["input", "plan", "poll", "move"];
+
+/// Ends the main thread's CPU time in set `SET` of [`SETS`] (run after it, on the
+/// main thread).
+fn set_end<const SET: usize>(mut bench: ResMut<Bench>, _main_thread: NonSendMarker) {
+    let now = thread_cpu_time();
+    if let (Some(start), Some(now)) = (bench.cpu_mark, now)
+        && bench.frame >= SETTLE_FRAMES
+    {
+        bench.cpu_sets[SET].push(now.saturating_sub(start));
+    }
+    bench.cpu_mark = now;
 }
 
 fn span_end(mut bench: ResMut<Bench>, _main_thread: NonSendMarker) {
@@ -701,7 +723,18 @@ fn run(
         (
             (send_requests, move_hover, steer).before(span_start),
             span_start.before(WalkmaskSystems::Input),
-            span_end.after(WalkmaskSystems::Move),
+            set_end::<0>
+                .after(WalkmaskSystems::Input)
+                .before(WalkmaskSystems::Plan),
+            set_end::<1>
+                .after(WalkmaskSystems::Plan)
+                .before(WalkmaskSystems::Poll),
+            set_end::<2>
+                .after(WalkmaskSystems::Poll)
+                .before(WalkmaskSystems::Move),
+            (set_end::<3>, span_end)
+                .chain()
+                .after(WalkmaskSystems::Move),
         ),
     )
     .add_systems(Last, count_outcomes);
@@ -790,6 +823,16 @@ fn run(
         percentile(&cpu_spans, 0.99),
         cpu_spans.last().copied().unwrap_or(f64::NAN)
     );
+    let sets: Vec<String> = SETS
+        .iter()
+        .zip(&bench.cpu_sets)
+        .map(|(name, times)| {
+            let mut times: Vec<f64> = times.iter().copied().map(ms).collect();
+            times.sort_by(f64::total_cmp);
+            format!("{name} {:.4}", percentile(&times, 0.5))
+        })
+        .collect();
+    println!("    by set, median ms: {}", sets.join(", "));
     println!(
         "  whole app.update():         median {:.4} ms  p99 {:.4} ms  max {:.4} ms",
         percentile(&updates, 0.5),
