@@ -209,7 +209,9 @@ pub use room::{MaskMapping, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};
-pub use walk::{AnswerTiming, CurrentRoom, Hurry, WalkCommandsExt, WalkStats};
+pub use walk::{
+    AnswerTiming, CurrentRoom, Hurry, PlannedRequest, RequestInFlight, WalkCommandsExt, WalkStats,
+};
 pub use walk_cycle::WalkCycle;
 pub use walker::{KeepWarm, PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
@@ -230,13 +232,13 @@ pub mod prelude {
         FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, Hurry, InCutscene, InRegion,
         Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
         PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker,
-        RegionEntered, RegionExited, RegionTint, RequestEnded, RequestId, RequestOutcome,
-        RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb, WalkAreas,
-        WalkCamera, WalkChase, WalkCommandsExt, WalkCycle, WalkFollow, WalkHeading, WalkHotspots,
-        WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle, WalkPath, WalkPolicy,
-        WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute, WalkScaling, WalkState,
-        WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin, WalkmaskSystems,
-        WhileInRegion,
+        RegionEntered, RegionExited, RegionTint, RequestEnded, RequestId, RequestInFlight,
+        RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb,
+        WalkAreas, WalkCamera, WalkChase, WalkCommandsExt, WalkCycle, WalkFollow, WalkHeading,
+        WalkHotspots, WalkHover, WalkInput, WalkMask, WalkMaskLoaderSettings, WalkObstacle,
+        WalkPath, WalkPolicy, WalkQuery, WalkRegions, WalkRequest, WalkRoom, WalkRoute,
+        WalkScaling, WalkState, WalkStopped, WalkTuning, WalkedOffEdge, Walker, WalkmaskPlugin,
+        WalkmaskSystems, WhileInRegion,
     };
     #[cfg(feature = "walk_behinds")]
     pub use crate::{WalkBehind, WalkBehinds};
@@ -409,6 +411,9 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<WalkAreas>()
             .register_type::<Walker>()
             .register_type::<CurrentRoom>()
+            .register_type::<RequestInFlight>()
+            .register_type::<walk::job::GivenRoute>()
+            .register_type::<walk::hurry::Hurried>()
             .register_type::<WalkStats>()
             .register_type::<WalkObstacle>()
             .register_type::<Avoidance>()
@@ -452,6 +457,7 @@ impl Plugin for WalkmaskPlugin {
             )
             .register_type::<RoomEdges>()
             .register_type::<RoomExit>()
+            .register_type::<layers::exits::LeavingBy>()
             .register_type::<SpawnPoint>()
             .add_message::<WalkedOffEdge>()
             .add_message::<RoomExitRequested>()
@@ -652,6 +658,7 @@ fn require_walker_state(app: &mut App) {
     let registered = [
         world.try_register_required_components::<Walker, Avoidance>(),
         world.try_register_required_components::<Walker, CurrentRoom>(),
+        world.try_register_required_components::<Walker, RequestInFlight>(),
         world.try_register_required_components::<Walker, crowd::motion::CrowdMotion>(),
         world.try_register_required_components::<Walker, walk::movement::OffPath>(),
         world.try_register_required_components::<Walker, walk::movement::TurnClock>(),
@@ -713,6 +720,7 @@ fn add_sequences(app: &mut App) {
 type WalkerState = (
     Avoidance,
     CurrentRoom,
+    RequestInFlight,
     crowd::motion::CrowdMotion,
     walk::movement::OffPath,
     walk::movement::TurnClock,

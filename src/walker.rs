@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use crate::facing::{FaceTarget, Facing};
-use crate::request::{CarriesRequest, RequestId, keep_ids_after_inserted};
+use crate::request::{CarriesRequest, RequestId};
 use crate::room::WalkAreas;
 
 /// An entity that walks on a [`WalkRoom`](crate::WalkRoom)'s mask at a constant speed.
@@ -282,7 +282,7 @@ pub struct WalkHeading(pub Vec2);
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug)]
-#[component(on_insert = keep_ids_after_inserted::<WalkPath>)]
+#[component(on_insert = crate::walk::saved::walk_path_inserted)]
 pub struct WalkPath {
     /// The corners of the walk, the first one where it started.
     pub waypoints: Vec<Vec2>,

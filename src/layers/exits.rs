@@ -246,9 +246,12 @@ pub struct RoomExitRequested {
     pub spawn: String,
 }
 
-/// A walker walking off through an exit (added by the plugin).
-#[derive(Component, Clone, Debug, PartialEq)]
+/// A walker walking off through an exit (added by the plugin; saved with the walker,
+/// so a walk-off loaded back still leaves by its exit).
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub(crate) struct LeavingBy {
+    #[entities]
     exit: Entity,
     request: RequestId,
 }

@@ -86,6 +86,7 @@ fn accept_walk(world: &mut World, request: WalkRequest, share: bool) {
                     face,
                     share,
                 });
+                super::saved::note_waiting_request(&mut entity);
                 if let Some(old) = replaced {
                     cancel(world, walker, old.request, old.target);
                 }

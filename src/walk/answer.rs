@@ -316,7 +316,9 @@ pub(super) fn apply_answer(
     };
     match planned {
         Some((waypoints, teleport, snapped, watch)) => {
-            entity.insert((
+            // The walk and its basis in one insert: a walk without a basis when its
+            // insert's commands run is one loaded from a save (`super::saved`).
+            let walk = (
                 WalkPath {
                     waypoints: waypoints.clone(),
                     next: 0,
@@ -326,11 +328,11 @@ pub(super) fn apply_answer(
                 },
                 WalkState::Walking,
                 watch,
-            ));
+            );
             entity.remove::<WalkOnHold>();
             match basis {
-                Some(basis) => entity.insert(PlannedOn(basis)),
-                None => entity.remove::<PlannedOn>(),
+                Some(basis) => entity.insert((walk, PlannedOn(basis))),
+                None => entity.remove::<PlannedOn>().insert(walk),
             };
             if let Some(teleport) = teleport {
                 set_entity_world_xy(world, walker, teleport);

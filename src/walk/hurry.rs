@@ -24,7 +24,8 @@ pub enum Hurry {
 
 /// The walk of `request` is hurried: on the walker until that walk is no longer
 /// its walk.
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub(crate) struct Hurried {
     pub(crate) request: RequestId,
     pub(crate) how: Hurry,

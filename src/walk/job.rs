@@ -21,7 +21,8 @@ pub(crate) struct PlannedOn(pub(crate) PlanBasis);
 /// A walk through given points that ignores the mask ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)):
 /// the request of that walk, on a walker whose [`WalkPath`] it still is. Such a walk
 /// is never planned, slid, turned aside by avoidance or held for tiles.
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub(crate) struct GivenRoute(pub(crate) RequestId);
 
 /// Whether `path` is a walk through given points ([`GivenRoute`]).
@@ -77,7 +78,9 @@ pub(crate) struct PendingRequest {
 }
 
 /// A walk request being answered (or a walk being re-planned), stored on the walker.
+/// Its hooks keep [`RequestInFlight`](super::saved::RequestInFlight).
 #[derive(Component)]
+#[component(on_insert = super::saved::job_inserted, on_discard = super::saved::job_discarded)]
 pub(crate) struct PathJob {
     /// Unique per job, so late answers of replaced jobs are ignored.
     pub(super) serial: u64,

@@ -13,6 +13,8 @@
 //!   walked faster;
 //! * [`membership`]: the room each walker is in ([`CurrentRoom`]), which every
 //!   feature that groups walkers by room reads;
+//! * [`saved`]: what a save holds of a walker's request and walk, taken up again
+//!   after a load;
 //! * [`replan`] and [`obstacle_watch`]: what makes a walk be planned again (areas,
 //!   masks, the room's placement, teleports, obstacles); the only places that do;
 //! * [`steered`]: the states of walkers steered by `WalkInput`;
@@ -37,6 +39,7 @@ pub(crate) mod membership;
 pub(crate) mod movement;
 pub(crate) mod obstacle_watch;
 pub(crate) mod replan;
+pub(crate) mod saved;
 pub(crate) mod separation;
 pub(crate) mod speed;
 pub(crate) mod start;
@@ -48,5 +51,6 @@ pub(crate) mod warm_up;
 pub use commands::WalkCommandsExt;
 pub use hurry::Hurry;
 pub use membership::CurrentRoom;
+pub use saved::{PlannedRequest, RequestInFlight};
 pub use stats::WalkStats;
 pub use timing::AnswerTiming;

@@ -1,0 +1,207 @@
+//! Walks saved in mid-walk and loaded back: what a save holds of a walker's request
+//! and walk, and how the lifecycle takes them up again after a load.
+//!
+//! A save made through reflection (a `DynamicScene` of the walkers) holds a walk in
+//! progress as its [`WalkPath`] (with [`GivenRoute`] for a walk through given
+//! points), and a request still being planned as [`RequestInFlight`]. The rest of
+//! the lifecycle's state (the search task, the basis the walk was planned on) means
+//! nothing in another process, so it is not saved: when those components are
+//! inserted without it, as a loaded scene inserts them, the walker takes up its walk
+//! or request again from where it stands, against the world as loaded:
+//!
+//! * a walk on a found path stands ([`WalkOnHold`]) until it is planned again from
+//!   here, answered [`PathReplanned`](crate::PathReplanned): a gate shut in the
+//!   loaded world is walked round, or the walk ends where any walk would end
+//!   against it;
+//! * a walk through given points walks on;
+//! * a request in flight is read again with its own id: it gets its one answer.
+
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
+use bevy::prelude::*;
+
+use super::accept::accept_request;
+use super::job::{GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold};
+use crate::facing::FaceTarget;
+use crate::request::{RequestId, WalkRequest, WalkRoute, keep_ids_after_inserted};
+use crate::walker::{WalkPath, Walker};
+
+/// The walk request a walker's path is being planned for, kept by the plugin on
+/// every [`Walker`] (`None` while nothing is being planned for it), so that a save
+/// made through reflection holds it.
+///
+/// Loaded back onto a walker, a request in flight is read again with its own id and
+/// gets its one answer; its walk, if it had begun one, is planned again from where
+/// the walker stands (see the [guide's scripting chapter](crate::guide::scripting)).
+/// Game code reads it and leaves it alone.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::RequestInFlight;
+///
+/// fn planning(walkers: Query<(Entity, &RequestInFlight)>) {
+///     for (walker, in_flight) in &walkers {
+///         if let Some(request) = in_flight.get() {
+///             info!("{walker}: {} to {} being planned", request.id, request.target);
+///         }
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(planning);
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
+#[component(on_insert = request_in_flight_inserted)]
+pub struct RequestInFlight(pub(crate) Option<PlannedRequest>);
+
+impl RequestInFlight {
+    /// The request being planned, if any.
+    pub fn get(&self) -> Option<&PlannedRequest> {
+        self.0.as_ref()
+    }
+}
+
+/// A request being planned, as [`RequestInFlight`] holds it.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
+pub struct PlannedRequest {
+    /// The request's id (its answer carries it).
+    pub id: RequestId,
+    /// Where it asked to go, world coordinates.
+    pub target: Vec2,
+    /// What to face on arrival.
+    pub face: Option<FaceTarget>,
+}
+
+/// The request a job plans for the walker: the newest one waiting for it, else its
+/// own when it answers a request (a re-plan answers none).
+fn planned_by(job: &PathJob) -> Option<PlannedRequest> {
+    job.pending
+        .map(|pending| PlannedRequest {
+            id: pending.request,
+            target: pending.target,
+            face: pending.face,
+        })
+        .or_else(|| {
+            (job.kind == JobKind::Request).then_some(PlannedRequest {
+                id: job.request,
+                target: job.target,
+                face: job.face,
+            })
+        })
+}
+
+/// Sets the walker's [`RequestInFlight`] to `planned`, in place: only a load
+/// inserts one with a request (and runs its insert hook).
+fn note_planned(mut world: DeferredWorld, walker: Entity, planned: Option<PlannedRequest>) {
+    if let Some(mut in_flight) = world.get_mut::<RequestInFlight>(walker) {
+        in_flight.0 = planned;
+    }
+}
+
+/// The insert hook of [`PathJob`].
+pub(crate) fn job_inserted(world: DeferredWorld, context: HookContext) {
+    let planned = world.get::<PathJob>(context.entity).and_then(planned_by);
+    note_planned(world, context.entity, planned);
+}
+
+/// The discard hook of [`PathJob`] (run before it is removed or replaced).
+pub(crate) fn job_discarded(world: DeferredWorld, context: HookContext) {
+    note_planned(world, context.entity, None);
+}
+
+/// Brings [`RequestInFlight`] up to date after a request was set waiting for the
+/// walker's job (a change to the job in place, which runs no hook).
+pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
+    let planned = entity.get::<PathJob>().and_then(planned_by);
+    if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
+        in_flight.0 = planned;
+    }
+}
+
+/// The insert hook of [`RequestInFlight`]: one inserted with a request on a walker
+/// with no job for it (loaded from a save) is read again once the commands run.
+fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
+    let walker = context.entity;
+    let Some(planned) = world.get::<RequestInFlight>(walker).and_then(|r| r.0) else {
+        return;
+    };
+    // Ids handed out from here on come after the loaded one.
+    planned.id.keep_later_ids_after();
+    let planned_here = world
+        .get::<PathJob>(walker)
+        .and_then(planned_by)
+        .is_some_and(|job| job.id == planned.id);
+    if !planned_here {
+        world
+            .commands()
+            .queue(move |world: &mut World| take_up_request(world, walker, planned));
+    }
+}
+
+/// Reads a loaded request again, unless the walker was planned for it (or is gone,
+/// or no longer a walker) by the time the commands run.
+fn take_up_request(world: &mut World, walker: Entity, planned: PlannedRequest) {
+    let Ok(entity) = world.get_entity(walker) else {
+        return;
+    };
+    if !entity.contains::<Walker>()
+        || entity
+            .get::<PathJob>()
+            .and_then(planned_by)
+            .is_some_and(|job| job.id == planned.id)
+    {
+        return;
+    }
+    debug!("{walker}: {} loaded in flight, planned again", planned.id);
+    accept_request(
+        world,
+        WalkRequest {
+            walker,
+            target: planned.target,
+            id: planned.id,
+            face: planned.face,
+            route: WalkRoute::Pathfind,
+        },
+    );
+}
+
+/// The insert hook of [`WalkPath`]: a walk inserted without the basis it was
+/// planned on (loaded from a save) is taken up again once the commands run, when it
+/// still has none then (the lifecycle inserts the basis in the same command as the
+/// walk).
+pub(crate) fn walk_path_inserted(mut world: DeferredWorld, context: HookContext) {
+    keep_ids_after_inserted::<WalkPath>(world.reborrow(), context);
+    let walker = context.entity;
+    let Some(request) = world.get::<WalkPath>(walker).map(|path| path.request) else {
+        return;
+    };
+    world
+        .commands()
+        .queue(move |world: &mut World| take_up_walk(world, walker, request));
+}
+
+/// Takes up a walk of `request` that has no basis: it stands until it is planned
+/// again from where the walker stands (a walk through given points walks on).
+fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    let Some(path) = entity.get::<WalkPath>() else {
+        return;
+    };
+    if path.request != request
+        || !entity.contains::<Walker>()
+        || entity.contains::<PlannedOn>()
+        || entity
+            .get::<GivenRoute>()
+            .is_some_and(|given| given.0 == request)
+    {
+        return;
+    }
+    let (target, face) = (path.target, path.face);
+    debug!("{walker}: the walk of {request} has no basis (loaded), planned again");
+    entity.insert(WalkOnHold);
+    if !entity.contains::<PathJob>() {
+        entity.insert(PathJob::new(request, target, JobKind::Replan).with_face(face));
+    }
+}
