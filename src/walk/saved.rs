@@ -21,6 +21,7 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
 use super::accept::accept_request;
+use super::end::cancel;
 use super::job::{GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold};
 use crate::facing::FaceTarget;
 use crate::request::{RequestId, WalkRequest, WalkRoute, keep_ids_after_inserted};
@@ -51,12 +52,22 @@ use crate::walker::{WalkPath, Walker};
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]
 #[component(on_insert = request_in_flight_inserted)]
-pub struct RequestInFlight(pub(crate) Option<PlannedRequest>);
+pub struct RequestInFlight {
+    planned: Option<PlannedRequest>,
+    superseded: Option<PlannedRequest>,
+}
 
 impl RequestInFlight {
     /// The request being planned, if any.
     pub fn get(&self) -> Option<&PlannedRequest> {
-        self.0.as_ref()
+        self.planned.as_ref()
+    }
+
+    /// The request whose search still runs while the one [`get`](Self::get) gives
+    /// waits for it (a request sent while another was being planned). Loaded back,
+    /// it is answered [`PathCancelled`](crate::PathCancelled), superseded.
+    pub fn superseded(&self) -> Option<&PlannedRequest> {
+        self.superseded.as_ref()
     }
 }
 
@@ -72,49 +83,59 @@ pub struct PlannedRequest {
     pub face: Option<FaceTarget>,
 }
 
-/// The request a job plans for the walker: the newest one waiting for it, else its
-/// own when it answers a request (a re-plan answers none).
-fn planned_by(job: &PathJob) -> Option<PlannedRequest> {
-    job.pending
-        .map(|pending| PlannedRequest {
-            id: pending.request,
-            target: pending.target,
-            face: pending.face,
-        })
-        .or_else(|| {
-            (job.kind == JobKind::Request).then_some(PlannedRequest {
-                id: job.request,
-                target: job.target,
-                face: job.face,
-            })
-        })
+/// The requests a job plans for the walker: the newest one waiting for it, else its
+/// own when it answers a request (a re-plan answers none); and its own when another
+/// waits for it.
+fn planned_by(job: Option<&PathJob>) -> RequestInFlight {
+    let Some(job) = job else {
+        return RequestInFlight::default();
+    };
+    let own = (job.kind == JobKind::Request).then_some(PlannedRequest {
+        id: job.request,
+        target: job.target,
+        face: job.face,
+    });
+    match job.pending {
+        Some(pending) => RequestInFlight {
+            planned: Some(PlannedRequest {
+                id: pending.request,
+                target: pending.target,
+                face: pending.face,
+            }),
+            superseded: own,
+        },
+        None => RequestInFlight {
+            planned: own,
+            superseded: None,
+        },
+    }
 }
 
 /// Sets the walker's [`RequestInFlight`] to `planned`, in place: only a load
 /// inserts one with a request (and runs its insert hook).
-fn note_planned(mut world: DeferredWorld, walker: Entity, planned: Option<PlannedRequest>) {
+fn note_planned(mut world: DeferredWorld, walker: Entity, planned: RequestInFlight) {
     if let Some(mut in_flight) = world.get_mut::<RequestInFlight>(walker) {
-        in_flight.0 = planned;
+        in_flight.set_if_neq(planned);
     }
 }
 
 /// The insert hook of [`PathJob`].
 pub(crate) fn job_inserted(world: DeferredWorld, context: HookContext) {
-    let planned = world.get::<PathJob>(context.entity).and_then(planned_by);
+    let planned = planned_by(world.get::<PathJob>(context.entity));
     note_planned(world, context.entity, planned);
 }
 
 /// The discard hook of [`PathJob`] (run before it is removed or replaced).
 pub(crate) fn job_discarded(world: DeferredWorld, context: HookContext) {
-    note_planned(world, context.entity, None);
+    note_planned(world, context.entity, RequestInFlight::default());
 }
 
 /// Brings [`RequestInFlight`] up to date after a request was set waiting for the
 /// walker's job (a change to the job in place, which runs no hook).
 pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
-    let planned = entity.get::<PathJob>().and_then(planned_by);
+    let planned = planned_by(entity.get::<PathJob>());
     if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
-        in_flight.0 = planned;
+        in_flight.set_if_neq(planned);
     }
 }
 
@@ -122,35 +143,39 @@ pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
 /// with no job for it (loaded from a save) is read again once the commands run.
 fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     let walker = context.entity;
-    let Some(planned) = world.get::<RequestInFlight>(walker).and_then(|r| r.0) else {
+    let Some(&loaded) = world.get::<RequestInFlight>(walker) else {
         return;
     };
-    // Ids handed out from here on come after the loaded one.
-    planned.id.keep_later_ids_after();
-    let planned_here = world
-        .get::<PathJob>(walker)
-        .and_then(planned_by)
-        .is_some_and(|job| job.id == planned.id);
-    if !planned_here {
+    let Some(planned) = loaded.planned else {
+        return;
+    };
+    // Ids handed out from here on come after the loaded ones.
+    for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
+        request.id.keep_later_ids_after();
+    }
+    if planned_by(world.get::<PathJob>(walker)).planned != Some(planned) {
         world
             .commands()
-            .queue(move |world: &mut World| take_up_request(world, walker, planned));
+            .queue(move |world: &mut World| take_up_request(world, walker, loaded));
     }
 }
 
 /// Reads a loaded request again, unless the walker was planned for it (or is gone,
-/// or no longer a walker) by the time the commands run.
-fn take_up_request(world: &mut World, walker: Entity, planned: PlannedRequest) {
+/// or no longer a walker) by the time the commands run; the request it superseded
+/// is answered [`PathCancelled`](crate::PathCancelled).
+fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
     let Ok(entity) = world.get_entity(walker) else {
         return;
     };
-    if !entity.contains::<Walker>()
-        || entity
-            .get::<PathJob>()
-            .and_then(planned_by)
-            .is_some_and(|job| job.id == planned.id)
+    let Some(planned) = loaded.planned else {
+        return;
+    };
+    if !entity.contains::<Walker>() || planned_by(entity.get::<PathJob>()).planned == Some(planned)
     {
         return;
+    }
+    if let Some(superseded) = loaded.superseded {
+        cancel(world, walker, superseded.id, superseded.target);
     }
     debug!("{walker}: {} loaded in flight, planned again", planned.id);
     accept_request(

@@ -270,3 +270,107 @@ fn a_request_saved_in_flight_gets_its_one_answer_after_a_load() {
         assert!(later > id, "{pace:?}: {later} after the loaded {id}");
     }
 }
+
+/// One case of [`random_saves_answer_every_request_once_and_keep_off_shut_gates`].
+fn run_save_case(seed: u64, pace: Pace) {
+    // A gate of area 2 across the whole room at x = 30..=33.
+    let gate = |x: u32, _: u32| if (30..=33).contains(&x) { 2 } else { 1 };
+    let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut below = move |n: u32| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % u64::from(n)) as u32
+    };
+    let room = |app: &mut App, shut: bool| {
+        let mask = common::add_mask(app, 64, 48, gate);
+        let mut room = WalkRoom::new(mask);
+        if shut {
+            room.disable_area(2);
+        }
+        app.world_mut().spawn(room);
+    };
+    let mut app = common::headless_app(pace.plugin());
+    common::add_log(&mut app);
+    room(&mut app, below(3) == 0);
+    let side = |x: u32| if x < 15 { x } else { x + 19 };
+    let start = px(side(below(30)), below(48));
+    let walker = spawn_walker(&mut app, Walker::new(30.0 + below(60) as f32), start);
+    let mut ids = vec![request(&mut app, walker, px(below(64), below(48)))];
+    let second = below(30);
+    // At least one frame: a request not yet read when the game is saved is a message,
+    // which a save does not hold.
+    let save_at = 1 + below(40);
+    let mut clock = pace.clock();
+    for frame in 0..save_at {
+        if frame == second && below(2) == 0 {
+            ids.push(request(&mut app, walker, px(below(64), below(48))));
+        }
+        clock.frame(&mut app);
+    }
+    let ctx = format!("seed {seed} {pace:?}, saved at frame {save_at}");
+    let shut = below(2) == 0;
+    let mut loaded_app = common::headless_app(pace.plugin());
+    common::add_log(&mut loaded_app);
+    room(&mut loaded_app, shut);
+    let loaded = save_and_load(&mut app, walker, &mut loaded_app);
+    let (saved_x, _) = common::pixel_of(common::position(&loaded_app, loaded));
+    let saved_in_gate = (30..=33).contains(&saved_x);
+    let mut clock = pace.clock();
+    let mut settled = false;
+    for frame in 0..900 {
+        clock.frame(&mut loaded_app);
+        let (x, _) = common::pixel_of(common::position(&loaded_app, loaded));
+        assert!(
+            !(shut && !saved_in_gate && (30..=33).contains(&x)),
+            "{ctx}: frame {frame} after the load, at pixel x {x} in the shut gate"
+        );
+        let world = loaded_app.world();
+        if world.get::<WalkPath>(loaded).is_none()
+            && world
+                .get::<RequestInFlight>(loaded)
+                .is_some_and(|r| r.get().is_none())
+        {
+            settled = true;
+            break;
+        }
+    }
+    assert!(settled, "{ctx}: the loaded walker still walks or plans");
+    let before = app.world().resource::<common::Log>();
+    let after = loaded_app.world().resource::<common::Log>();
+    for &id in &ids {
+        let kinds: Vec<common::Kind> = before
+            .kinds(id)
+            .into_iter()
+            .chain(after.kinds(id))
+            .collect();
+        let answers = kinds.iter().filter(|k| k.is_answer()).count();
+        let ends = kinds.iter().filter(|k| k.is_end()).count();
+        let started = kinds
+            .iter()
+            .any(|k| matches!(k, common::Kind::Ready { .. }));
+        assert_eq!(answers, 1, "{ctx}: {id}: {kinds:?}");
+        assert_eq!(ends, usize::from(started), "{ctx}: {id}: {kinds:?}");
+    }
+}
+
+/// Random saves: a walker sent once or twice is saved at a random frame (before its
+/// request is read, while it is planned, while it walks or after it ended) and loaded
+/// into a new game where the gate it may walk through is open or shut. Every request
+/// gets exactly one answer over the two games, every walk begun exactly one end, the
+/// loaded walker settles, and it never enters the shut gate (unless it was saved in
+/// it). `WALKMASK_SAVE_CASES` cases under `AfterFrames` (default 1000), and a
+/// fortieth as many paced.
+#[test]
+fn random_saves_answer_every_request_once_and_keep_off_shut_gates() {
+    let cases = std::env::var("WALKMASK_SAVE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000u64);
+    for seed in 1..=cases {
+        run_save_case(seed, Pace::Exact(2));
+    }
+    for seed in 1..=cases / 40 {
+        run_save_case(seed, Pace::Paced);
+    }
+}
