@@ -626,27 +626,38 @@ fn tile_walkers_file_through_a_door() {
     }
 }
 
+/// A corridor of 8 tiles (row 1 of an 8 x 3 tile room) with a tile walker on tile 1
+/// sent onto tile 6, where another stands; `tile_wait_seconds` as given. Returns the
+/// app, the size, the two walkers and the request.
+fn held_tile_corridor(
+    pace: Pace,
+    tile_wait_seconds: f32,
+) -> (App, (u32, u32), Entity, Entity, RequestId) {
+    let size = (8, 3);
+    let mut app = headless_app(WalkmaskPlugin {
+        tuning: WalkTuning {
+            tile_wait_seconds,
+            ..default()
+        },
+        ..pace.plugin()
+    });
+    add_log(&mut app);
+    let mask = add_mask(&mut app, size.0, size.1, |_, y| u8::from(y == 1));
+    app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
+    let mover = spawn_tile_walker(&mut app, 64.0, (1, 1), size);
+    let stander = spawn_tile_walker(&mut app, 64.0, (6, 1), size);
+    app.update();
+    let id = send(&mut app, mover, tile_centre(6, 1, size));
+    (app, size, mover, stander, id)
+}
+
 /// A tile walker sent onto the tile another stands on waits
 /// `WalkTuning::tile_wait_seconds` for it, then stops (`Blocked`): half a second
 /// when the game asks for that, not the default three.
 #[test]
 fn a_tile_walker_waits_for_a_held_tile_as_long_as_the_tuning_says() {
     for pace in Pace::BOTH {
-        let size = (8, 3);
-        let mut app = headless_app(WalkmaskPlugin {
-            tuning: WalkTuning {
-                tile_wait_seconds: 0.5,
-                ..default()
-            },
-            ..pace.plugin()
-        });
-        add_log(&mut app);
-        let mask = add_mask(&mut app, size.0, size.1, |_, y| u8::from(y == 1));
-        app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
-        let mover = spawn_tile_walker(&mut app, 64.0, (1, 1), size);
-        let _stander = spawn_tile_walker(&mut app, 64.0, (6, 1), size);
-        app.update();
-        let id = send(&mut app, mover, tile_centre(6, 1, size));
+        let (mut app, _, _, _, id) = held_tile_corridor(pace, 0.5);
         let mut clock = pace.clock();
         let frames = clock.until(&mut app, 400, |world| {
             world
@@ -675,21 +686,7 @@ fn a_tile_walker_waits_for_a_held_tile_as_long_as_the_tuning_says() {
 #[test]
 fn a_tile_walker_waiting_for_a_tile_walks_on_when_no_walker_steps_by_tiles() {
     for pace in Pace::BOTH {
-        let size = (8, 3);
-        let mut app = headless_app(WalkmaskPlugin {
-            tuning: WalkTuning {
-                tile_wait_seconds: 30.0,
-                ..default()
-            },
-            ..pace.plugin()
-        });
-        add_log(&mut app);
-        let mask = add_mask(&mut app, size.0, size.1, |_, y| u8::from(y == 1));
-        app.world_mut().spawn(WalkRoom::new(mask).with_scale(16.0));
-        let mover = spawn_tile_walker(&mut app, 64.0, (1, 1), size);
-        let stander = spawn_tile_walker(&mut app, 64.0, (6, 1), size);
-        app.update();
-        let id = send(&mut app, mover, tile_centre(6, 1, size));
+        let (mut app, size, mover, stander, id) = held_tile_corridor(pace, 30.0);
         let mut clock = pace.clock();
         // Four tiles at 64 units a second take a second: by two it waits on the fifth.
         for _ in 0..125 {

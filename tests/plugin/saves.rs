@@ -115,6 +115,15 @@ fn save_and_load(from: &mut App, walker: Entity, to: &mut App) -> Entity {
     loaded.id()
 }
 
+/// Runs frames until `walker` has set off on its walk.
+fn until_walking(app: &mut App, clock: &mut common::FrameClock, walker: Entity) {
+    clock.until(app, 60, |world| {
+        world
+            .get::<WalkPath>(walker)
+            .is_some_and(|path| path.next > 0)
+    });
+}
+
 /// Runs frames until `walker`'s request `id` has ended (arrived or stopped) or been
 /// answered without a walk; panics after `max`.
 fn until_request_ends(app: &mut App, clock: &mut common::FrameClock, id: RequestId, max: usize) {
@@ -137,11 +146,7 @@ fn a_walk_saved_in_mid_walk_walks_on_after_a_load() {
         let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
         let id = request(&mut app, walker, px(60, 44));
         let mut clock = pace.clock();
-        clock.until(&mut app, 60, |world| {
-            world
-                .get::<WalkPath>(walker)
-                .is_some_and(|path| path.next > 0)
-        });
+        until_walking(&mut app, &mut clock, walker);
         clock.frames(&mut app, 10);
         let saved_at = common::position(&app, walker);
         assert!(saved_at.x < px(30, 44).x, "{pace:?}: saved at {saved_at}");
@@ -191,11 +196,7 @@ fn a_walk_loaded_where_a_gate_is_shut_does_not_cross_it() {
         let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 24));
         let id = request(&mut app, walker, px(60, 24));
         let mut clock = pace.clock();
-        clock.until(&mut app, 60, |world| {
-            world
-                .get::<WalkPath>(walker)
-                .is_some_and(|path| path.next > 0)
-        });
+        until_walking(&mut app, &mut clock, walker);
         clock.frames(&mut app, 5);
         let mut loaded_app = common::headless_app(pace.plugin());
         common::add_log(&mut loaded_app);
