@@ -187,7 +187,8 @@ pub use layers::TintedByRegion;
 #[cfg(feature = "walk_behinds")]
 pub use layers::walk_behinds::{WalkBehind, WalkBehinds};
 pub use layers::{
-    Edge, ExitCommandsExt, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, WalkedOffEdge,
+    Edge, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint,
+    WalkedOffEdge,
 };
 pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
@@ -457,7 +458,7 @@ impl Plugin for WalkmaskPlugin {
             )
             .register_type::<RoomEdges>()
             .register_type::<RoomExit>()
-            .register_type::<layers::exits::LeavingBy>()
+            .register_type::<LeavingBy>()
             .register_type::<SpawnPoint>()
             .add_message::<WalkedOffEdge>()
             .add_message::<RoomExitRequested>()

@@ -246,14 +246,45 @@ pub struct RoomExitRequested {
     pub spawn: String,
 }
 
-/// A walker walking off through an exit (added by the plugin; saved with the walker,
-/// so a walk-off loaded back still leaves by its exit).
+/// A walker walking off through an exit, on the exit's walk-off route (added by the
+/// plugin when the walk-off starts, removed when it ends; saved with the walker, so
+/// a walk-off loaded back still leaves by its exit).
+///
+/// The walk-off is a route through given points ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)):
+/// it goes on from wherever the walker stands, walls or not, and ends with
+/// [`RoomExitRequested`] on arrival. A game that moves a leaving walker itself
+/// (a knock-back, a teleport) stops it first.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_walkmask::LeavingBy;
+///
+/// // Who is on the way out, and by which exit.
+/// fn leaving(walkers: Query<(Entity, &LeavingBy)>) {
+///     for (walker, leaving) in &walkers {
+///         info!("{walker} leaves by {} ({})", leaving.exit(), leaving.request());
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(leaving);
+/// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, PartialEq)]
-pub(crate) struct LeavingBy {
+pub struct LeavingBy {
     #[entities]
     exit: Entity,
     request: RequestId,
+}
+
+impl LeavingBy {
+    /// The exit hotspot the walker leaves by.
+    pub fn exit(&self) -> Entity {
+        self.exit
+    }
+
+    /// The request of the walk-off (its outcomes carry it).
+    pub fn request(&self) -> RequestId {
+        self.request
+    }
 }
 
 /// Sends [`RoomExitRequested`] for `walker` through `exit`.

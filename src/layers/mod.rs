@@ -26,7 +26,8 @@ pub mod regions;
 pub mod walk_behinds;
 
 pub use exits::{
-    Edge, ExitCommandsExt, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, WalkedOffEdge,
+    Edge, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint,
+    WalkedOffEdge,
 };
 pub use hotspots::{
     Hotspot, HotspotClicks, HotspotCommandsExt, Interacting, InteractionArrived,

@@ -192,6 +192,7 @@ pub(crate) fn stop_walker(world: &mut World, walker: Entity) {
         entity.insert((WalkState::Idle, WalkHeading(Vec2::ZERO)));
     }
     drop_request_and_walk(world, walker, StopReason::Stopped);
+    stand_if_nothing_left(world, walker, WalkState::Idle);
 }
 
 /// Ends the walk of a walker that could not go on (a tile-step walker that waited
@@ -207,6 +208,24 @@ pub(crate) fn block_walker(world: &mut World, walker: Entity) {
     }
     entity.insert((WalkState::Unreachable, WalkHeading(Vec2::ZERO)));
     drop_request_and_walk(world, walker, StopReason::Blocked);
+    stand_if_nothing_left(world, walker, WalkState::Unreachable);
+}
+
+/// Puts a walker that has neither a request in flight nor a walk in `state`.
+///
+/// Each insert applies the commands queued on the world before it, so the state
+/// set before a drop can start a walk given by such a command, which the drop
+/// then ends; without this the walker would be left `Walking` with no walk.
+fn stand_if_nothing_left(world: &mut World, walker: Entity, state: WalkState) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
+        return;
+    };
+    let idle = entity.contains::<Walker>()
+        && !entity.contains::<PathJob>()
+        && !entity.contains::<WalkPath>();
+    if idle && entity.get::<WalkState>() != Some(&state) {
+        entity.insert((state, WalkHeading(Vec2::ZERO)));
+    }
 }
 
 /// Steering takes over: a request in flight gets [`PathCancelled`], a walk in

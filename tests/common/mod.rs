@@ -399,6 +399,11 @@ fn log_messages(
 
 /// Records every outcome in [`Log`], through global observers and message readers.
 pub fn add_log(app: &mut App) {
+    // After the sequences' steps start, in `Last`: a step that ends its request at
+    // once (a walk to a point off the room) sends its answer then.
+    #[cfg(feature = "sequences")]
+    let log_messages =
+        log_messages.after(bevy_walkmask::sequence::SequentialActionsPlugin::check_actions::<()>);
     app.init_resource::<Log>()
         .add_systems(Last, log_messages)
         .add_observer(|ev: On<PathReady>, mut log: ResMut<Log>| {

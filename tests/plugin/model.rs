@@ -9,7 +9,10 @@
 //! again, walks hurried: skipped to their end or run, exits taken into a second
 //! room and back with `enter_room`, walkers despawned by observers of their own
 //! arrival, walk-behinds' baselines moved and hidden, the left button pressed,
-//! held and released over the room as the cursor moves (press and hold to walk);
+//! held and released over the room as the cursor moves (press and hold to walk),
+//! sequences of steps given (walks, turns, waits, interactions, entering a room, the
+//! game's own steps, in and out of cutscenes), cleared, and cutscenes skipped
+//! (feature `sequences`);
 //! a third of the cases under a grid budget too small for one grid), under
 //! every answer timing, checked against the invariants after every
 //! frame and at the end:
@@ -30,9 +33,11 @@
 //!   place;
 //! * every interaction ends exactly once (arrived, cancelled or unreachable), and a
 //!   walker has `Interacting` exactly while one of its interactions is open;
+//! * a cutscene runs exactly while some entity takes part in it;
 //! * no task is left behind, and nothing piles up (entities, open requests);
 //! * once nothing more is asked, every walk ends by itself (arrived, blocked or
-//!   unreachable), and walkers that avoid each other stand apart.
+//!   unreachable), every sequence runs dry, and walkers that avoid each other stand
+//!   apart.
 //!
 //! Three ways: frames back to back under a random answer timing; a crowd paced in
 //! real time under `WhenReady` (where the pool's threads finish work between
@@ -50,7 +55,7 @@ use std::collections::{HashMap, HashSet};
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, Hurry, PlannerStatus, WalkStats};
+use bevy_walkmask::{AnswerTiming, Hurry, LeavingBy, PlannerStatus, WalkStats};
 use common::{
     FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, deterministic, headless_app,
     left_button, put_cursor, px, request, run, run_until, window_and_camera,
@@ -278,6 +283,9 @@ struct Case {
     window: Entity,
     /// Where the cursor is while the left button is held down.
     held: Option<Vec2>,
+    /// How many kinds of operation are drawn from (cases found before sequences
+    /// draw from the first 23).
+    operations: u32,
 }
 
 impl Case {
@@ -356,8 +364,15 @@ impl Case {
             );
         let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
         let layer = add_mask(&mut app, 64, 48, region_pixel);
+        // After the sequences' steps start, in `Last`: an interact step whose verb
+        // acts in place ends its interaction then.
+        #[cfg(feature = "sequences")]
+        let record_interactions = record_interactions
+            .after(bevy_walkmask::sequence::SequentialActionsPlugin::check_actions::<()>);
         app.init_resource::<InteractionLog>()
             .add_systems(Last, record_interactions);
+        #[cfg(feature = "sequences")]
+        app.init_resource::<steps::StepInteractions>();
         let room = app
             .world_mut()
             .spawn((
@@ -430,6 +445,7 @@ impl Case {
             placed: HashSet::new(),
             window,
             held: None,
+            operations: OPERATIONS,
         };
         let walkers = if case.crowd {
             10
@@ -518,7 +534,7 @@ impl Case {
             self.spawn_walker();
             return;
         };
-        let op = self.rng.below(23);
+        let op = self.rng.below(self.operations);
         let at = self
             .app
             .world()
@@ -746,6 +762,8 @@ impl Case {
                     }
                 }
             }
+            #[cfg(feature = "sequences")]
+            23..=25 => self.sequence_operation(op, walker),
             14 if self.rng.chance(2) => {
                 let variant = self.rng.below(2);
                 let new = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
@@ -786,6 +804,14 @@ impl Case {
     /// The request of `walker`'s walk, if it walks one.
     fn walk_of(&self, walker: Entity) -> Option<RequestId> {
         self.app.world().get::<WalkPath>(walker).map(|p| p.request)
+    }
+
+    /// Whether `walker` walks a route through given points: one the model gave, or an
+    /// exit's walk-off (which goes on from wherever game code puts the walker).
+    fn on_route(&self, walker: Entity) -> bool {
+        self.walk_of(walker)
+            .is_some_and(|r| self.anywhere.contains(&r))
+            || self.app.world().get::<LeavingBy>(walker).is_some()
     }
 
     /// One frame: operations, the streams, the update, then the per-frame checks.
@@ -841,7 +867,7 @@ impl Case {
             .walkers
             .iter()
             .copied()
-            .filter(|&w| self.walk_of(w).is_some_and(|r| self.anywhere.contains(&r)))
+            .filter(|&w| self.on_route(w))
             .collect();
         let yield_now = self.rng.chance(3);
         if let Some(clock) = &mut self.clock {
@@ -859,10 +885,7 @@ impl Case {
             let Some(&a) = before.get(&walker) else {
                 continue;
             };
-            let on_route = anywhere_before.contains(&walker)
-                || self
-                    .walk_of(walker)
-                    .is_some_and(|r| self.anywhere.contains(&r));
+            let on_route = anywhere_before.contains(&walker) || self.on_route(walker);
             // Taken into another room (`enter_room`): a jump, not a walk; and one that
             // belongs to the second room (moved into this one by game code) steps
             // back onto its own room's mask.
@@ -938,7 +961,11 @@ impl Case {
             .collect();
         self.check_regions(&ctx, &moved_rooms);
         self.check_answers(&ctx);
+        #[cfg(feature = "sequences")]
+        self.count_step_interactions();
         self.check_interactions(&ctx, false);
+        #[cfg(feature = "sequences")]
+        self.check_cutscene(&ctx);
         #[cfg(feature = "walk_behinds")]
         self.check_walk_behinds(&ctx);
         let unearned = &self.app.world().resource::<ExitLog>().unearned;
@@ -1279,6 +1306,7 @@ impl Case {
         self.walkers.iter().all(|&w| {
             world.get::<WalkPath>(w).is_none()
                 && world.get::<WalkState>(w) != Some(&WalkState::Walking)
+                && steps::ran_dry(world, w)
         }) && self.issued.iter().all(|id| self.answers.contains_key(id))
             && world.resource::<PlannerStatus>().tasks_in_flight() == 0
     }
@@ -1308,6 +1336,8 @@ impl Case {
         });
         run(&mut self.app, 2);
         self.check_answers(&ctx);
+        #[cfg(feature = "sequences")]
+        self.count_step_interactions();
         self.check_interactions(&ctx, true);
         let log = self.app.world().resource::<Log>();
         let mut ids: HashSet<RequestId> = self.issued.iter().copied().collect();
@@ -1363,8 +1393,183 @@ impl Case {
     }
 }
 
+/// The number of random operations: three more with sequences.
+#[cfg(feature = "sequences")]
+const OPERATIONS: u32 = 26;
+#[cfg(not(feature = "sequences"))]
+const OPERATIONS: u32 = 23;
+
+/// Sequences of steps in the model (feature `sequences`).
+#[cfg(feature = "sequences")]
+mod steps {
+    use std::collections::HashMap;
+
+    use bevy::prelude::*;
+    use bevy_walkmask::prelude::*;
+    use bevy_walkmask::sequence::bevy_sequential_actions::{
+        ActionQueue, BoxedAction, CurrentAction, StopReason,
+    };
+    use bevy_walkmask::sequence::*;
+    use bevy_walkmask::{Cutscene, CutsceneCommandsExt, InCutscene};
+
+    use super::{Case, SecondRoom};
+
+    /// Interactions started by interact steps, by walker, not yet counted by the model.
+    #[derive(Resource, Default)]
+    pub(super) struct StepInteractions(pub(super) HashMap<Entity, u32>);
+
+    /// An interact step that notes the interaction it starts (every start ends once,
+    /// arrived, cancelled or unreachable, as the model's own `interact` does).
+    pub(super) struct CountedInteract(Interact);
+
+    impl Action for CountedInteract {
+        fn is_finished(&self, agent: Entity, world: &World) -> bool {
+            self.0.is_finished(agent, world)
+        }
+
+        fn on_start(&mut self, agent: Entity, world: &mut World) -> bool {
+            *world
+                .resource_mut::<StepInteractions>()
+                .0
+                .entry(agent)
+                .or_default() += 1;
+            self.0.on_start(agent, world)
+        }
+
+        fn on_stop(&mut self, agent: Option<Entity>, world: &mut World, reason: StopReason) {
+            self.0.on_stop(agent, world, reason);
+        }
+    }
+
+    /// Whether `walker`'s sequence has run dry: no step runs and none waits.
+    pub(super) fn ran_dry(world: &World, walker: Entity) -> bool {
+        world
+            .get::<CurrentAction>(walker)
+            .is_none_or(|current| current.is_none())
+            && world
+                .get::<ActionQueue>(walker)
+                .is_none_or(|queue| queue.is_empty())
+    }
+
+    impl Case {
+        /// Operations 23 to 25: steps given to `walker`, cutscenes skipped, steps
+        /// cleared and walkers put in or out of a cutscene by game code.
+        pub(super) fn sequence_operation(&mut self, op: u32, walker: Entity) {
+            match op {
+                23 => {
+                    let mut steps: Vec<BoxedAction> = Vec::new();
+                    let scene = self.rng.chance(3);
+                    if scene {
+                        steps.push(Box::new(StartCutscene));
+                    }
+                    for _ in 0..1 + self.rng.below(4) {
+                        steps.push(self.random_step());
+                    }
+                    if scene && self.rng.chance(2) {
+                        steps.push(Box::new(EndCutscene));
+                    }
+                    self.trace.push(format!("  {} steps", steps.len()));
+                    self.app.world_mut().actions(walker).add(steps);
+                }
+                24 if self.rng.chance(2) => self.app.world_mut().commands().skip_cutscene(),
+                24 => {}
+                _ if self.rng.chance(2) => {
+                    self.app.world_mut().actions(walker).clear();
+                }
+                _ => {
+                    let mut entity = self.app.world_mut().entity_mut(walker);
+                    if entity.contains::<InCutscene>() {
+                        entity.remove::<InCutscene>();
+                    } else {
+                        entity.insert(InCutscene);
+                    }
+                }
+            }
+        }
+
+        fn random_step(&mut self) -> BoxedAction {
+            match self.rng.below(7) {
+                0 | 1 => {
+                    let target = self.random_point();
+                    if self.rng.chance(2) {
+                        Box::new(WalkTo::new(target))
+                    } else {
+                        Box::new(
+                            WalkTo::new(target).facing(FaceTarget::Direction(FacingDirection::Up)),
+                        )
+                    }
+                }
+                2 => Box::new(Face::new(FacingDirection::Right)),
+                3 => Box::new(Wait::seconds(self.rng.below(10) as f32 * 0.02)),
+                4 => {
+                    let hotspot = self.hotspots[self.rng.below(3) as usize];
+                    let verb = match self.rng.below(3) {
+                        0 => Verb::INTERACT,
+                        1 => Verb::LOOK,
+                        _ => Verb::from("use"),
+                    };
+                    Box::new(CountedInteract(Interact::new(hotspot, verb)))
+                }
+                5 if self.rng.chance(3) => {
+                    // Into the second room at its gate, or back into the first.
+                    let second = self
+                        .app
+                        .world_mut()
+                        .query_filtered::<Entity, With<SecondRoom>>()
+                        .single(self.app.world())
+                        .unwrap();
+                    Box::new(EnterRoom::new(second, "gate"))
+                }
+                _ => Box::new(|_walker: Entity, _world: &mut World| -> bool { true }),
+            }
+        }
+
+        /// Adds the interactions interact steps started to the model's count.
+        pub(super) fn count_step_interactions(&mut self) {
+            let started =
+                std::mem::take(&mut self.app.world_mut().resource_mut::<StepInteractions>().0);
+            for (walker, n) in started {
+                *self.interactions.entry(walker).or_default() += n;
+            }
+        }
+
+        /// A cutscene runs exactly while some entity takes part in it.
+        pub(super) fn check_cutscene(&mut self, ctx: &str) {
+            let taking_part = self
+                .app
+                .world_mut()
+                .query_filtered::<(), With<InCutscene>>()
+                .iter(self.app.world())
+                .count();
+            let running = self.app.world().resource::<Cutscene>().is_running();
+            assert_eq!(
+                running,
+                taking_part > 0,
+                "{ctx}: cutscene running {running}, {taking_part} taking part\n{}",
+                self.trace.join("\n")
+            );
+        }
+    }
+}
+
+/// Without sequences, every walker's sequence has run dry.
+#[cfg(not(feature = "sequences"))]
+mod steps {
+    use bevy::prelude::*;
+
+    pub(super) fn ran_dry(_world: &World, _walker: Entity) -> bool {
+        true
+    }
+}
+
 fn run_case(seed: u64) {
+    run_case_of(seed, OPERATIONS);
+}
+
+/// A case drawing from the first `operations` kinds of operation.
+fn run_case_of(seed: u64, operations: u32) {
     let mut case = Case::new(seed, Mode::Random);
+    case.operations = operations;
     let frames = 60 + case.rng.below(60);
     for frame in 0..frames {
         case.frame(seed, frame, false);
@@ -1484,9 +1689,9 @@ fn replays_are_the_same_frame_by_frame_however_the_pool_runs() {
 fn cases_found_by_long_runs_keep_the_invariants() {
     // A search answered after its room moved was walked in the room's old placement,
     // through the wall (frame 68).
-    run_case(20265502);
+    run_case_of(20265502, 23);
     // A walker giving way to a standing one of higher priority on its path was
     // re-planned every frame (each slide turned it out of sight of its next corner),
     // so it never gave up while a re-plan was in flight: a walk that never ended.
-    run_case(1184);
+    run_case_of(1184, 23);
 }

@@ -356,3 +356,38 @@ fn a_cleared_sequence_stops_its_walk_once_and_a_despawn_ends_the_scene() {
         assert_eq!(position(&app, walker), position_now, "{pace:?}: stopped");
     }
 }
+
+/// A walk given through the world's queued commands, then the walker's sequence
+/// cleared before they are applied: clearing stops the step's walk, the queued walk
+/// starts while it does and is stopped with it, and the walker is left standing,
+/// every request answered once.
+#[test]
+fn a_sequence_cleared_after_a_queued_walk_leaves_the_walker_standing() {
+    for pace in Pace::BOTH {
+        let mut app = app(pace);
+        let walker = spawn_walker(&mut app, Walker::new(40.0), px(5, 10));
+        add_steps(&mut app, walker, (WalkTo::new(px(25, 10)), note("never")));
+        let mut clock = pace.clock();
+        clock.until(&mut app, 200, |w| {
+            w.get::<WalkState>(walker) == Some(&WalkState::Walking)
+        });
+        let world = app.world_mut();
+        world.commands().entity(walker).walk_anywhere([], px(5, 40));
+        world.actions(walker).clear();
+        world.flush();
+        clock.frames(&mut app, 3);
+        let ids = requests_of(&app, walker);
+        assert_eq!(ids.len(), 2, "{pace:?}: {ids:?}");
+        assert_contract(app.world().resource::<Log>(), &ids);
+        let world = app.world();
+        assert!(world.get::<WalkPath>(walker).is_none(), "{pace:?}");
+        assert_eq!(
+            world.get::<WalkState>(walker),
+            Some(&WalkState::Idle),
+            "{pace:?}: standing, not walking with no walk"
+        );
+        let position_now = position(&app, walker);
+        clock.frames(&mut app, 10);
+        assert_eq!(position(&app, walker), position_now, "{pace:?}: stands");
+    }
+}
