@@ -526,7 +526,6 @@ impl Plugin for WalkmaskPlugin {
         .add_systems(
             WalkmaskStage::Changes,
             (
-                plan::grid_cache::next_frame,
                 room::place_rooms,
                 walk::membership::follow_rooms::<false>,
                 layers::hotspots::cancel_disabled_interactions
@@ -570,7 +569,7 @@ impl Plugin for WalkmaskPlugin {
             schedule,
             (
                 (
-                    run_stage(WalkmaskStage::Changes),
+                    run_changes,
                     walk::start::start_jobs,
                     walk::warm_up::warm_fields,
                 )
@@ -730,6 +729,13 @@ type WalkerState = (
 /// The exclusive system that runs the systems of one set, in order, on its thread.
 fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
     move |world: &mut World| world.run_schedule(stage)
+}
+
+/// Starts the grid cache's next frame, then runs [`WalkmaskStage::Changes`] (first in
+/// [`WalkmaskSystems::Plan`]).
+fn run_changes(world: &mut World) {
+    world.resource::<plan::worker::Planner>().cache.next_frame();
+    world.run_schedule(WalkmaskStage::Changes);
 }
 
 /// Drops the steering, chase, placement and cutscene state of an entity that loses its

@@ -571,8 +571,3 @@ impl NavGridCache {
             .collect()
     }
 }
-
-/// Starts the grid cache's next frame (first in [`WalkmaskSystems::Plan`](crate::WalkmaskSystems::Plan)).
-pub(crate) fn next_frame(planner: Res<super::worker::Planner>) {
-    planner.cache.next_frame();
-}

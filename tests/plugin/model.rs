@@ -1273,9 +1273,10 @@ impl Case {
                 let (distance, reach) = (a.1.distance(b.1), a.2 + b.2);
                 assert!(
                     distance >= reach * 0.75,
-                    "seed {seed}: {} and {} stand {distance} apart\n{}\n{}\n{}",
+                    "seed {seed}: {} and {} stand {distance} apart (room at {})\n{}\n{}\n{}",
                     a.0,
                     b.0,
+                    self.room_at,
                     self.describe(a.0),
                     self.describe(b.0),
                     self.trace.join("\n")
