@@ -250,7 +250,7 @@ pub struct RoomExitRequested {
 /// plugin when the walk-off starts, removed when it ends; saved with the walker, so
 /// a walk-off loaded back still leaves by its exit).
 ///
-/// The walk-off is a route through given points ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)):
+/// The walk-off is a route through given points ([`WalkRoute::Anywhere`]):
 /// it goes on from wherever the walker stands, walls or not, and ends with
 /// [`RoomExitRequested`] on arrival. A game that moves a leaving walker itself
 /// (a knock-back, a teleport) stops it first.
