@@ -5,7 +5,8 @@
 //! door, along a wall that turns a step, at a corner reached within a frame or
 //! behind a walker that stopped giving way, they can still come closer than their
 //! radii allow. After the frame's moves this pass pushes every pair that overlaps
-//! apart, along the line between them, sliding along walls
+//! apart, along the line between them (or across it where a wall stops that: two side
+//! by side in a gap too narrow for both step past each other), sliding along walls
 //! ([`walkmask::steer::slide`]), so a push never crosses a blocked pixel: the one of
 //! lower [`Avoidance::priority`] all the way, two of equal priority half way each. A
 //! walker pushed off its path finds its way back to it as one turned aside by
@@ -62,6 +63,12 @@ struct Body {
     /// against a wall this frame).
     rank: Option<u16>,
     push: Vec2,
+    /// Pinned against a wall this frame (its `rank` taken away).
+    pinned: bool,
+    /// For a pinned body, the step across the line to each other pinned body it
+    /// overlaps, the two of a pair opposite ways: two side by side in a gap too narrow
+    /// for both step past each other.
+    sidestep: Vec2,
     moved: bool,
     /// Moved or pinned by the last round's pushes: only pairs with such a body are
     /// pushed differently in the next round.
@@ -160,6 +167,8 @@ pub(crate) fn keep_walkers_apart(
             layers: avoidance.layers,
             rank,
             push: Vec2::ZERO,
+            pinned: false,
+            sidestep: Vec2::ZERO,
             moved: false,
             moved_last: false,
             origin: at,
@@ -201,19 +210,25 @@ pub(crate) fn keep_walkers_apart(
         moved = true;
         for body in &mut work.bodies {
             body.moved_last = false;
-            if body.push == Vec2::ZERO {
+            // A pinned body only steps aside.
+            let push = if body.pinned {
+                body.sidestep
+            } else {
+                body.push
+            };
+            if push == Vec2::ZERO {
                 continue;
             }
             let Ok((_, walker, ..)) = walkers.get(body.entity) else {
                 continue;
             };
             let to = grids.of(walker, body.at).and_then(|grid| {
-                let to = grid.slide(body.at, body.push)?;
+                let to = grid.slide(body.at, push)?;
                 // Pushed again after a push: only where the first place sees, so the
                 // frame's move never cuts a wall's corner.
                 (!body.moved || grid.sees(body.origin, to)).then_some(to)
             });
-            let wanted = body.push.length();
+            let wanted = push.length();
             let mut went = 0.0;
             if let Some(to) = to
                 && to != body.at
@@ -228,9 +243,11 @@ pub(crate) fn keep_walkers_apart(
             // of the frame it holds its place, and whoever pressed it takes the push.
             if went < wanted * PINNED && body.rank.is_some() {
                 body.rank = None;
+                body.pinned = true;
                 body.moved_last = true;
             }
             body.push = Vec2::ZERO;
+            body.sidestep = Vec2::ZERO;
         }
     }
     if !moved {
@@ -318,6 +335,7 @@ fn push_pair(bodies: &mut [Body], i: usize, j: usize) -> bool {
     }
     // Share of the push each takes.
     let (share_a, share_b) = match (a.rank, b.rank) {
+        (None, None) if a.pinned && b.pinned => return sidestep_pair(bodies, i, j),
         (None, None) => return false,
         (None, Some(_)) => (0.0, 1.0),
         (Some(_), None) => (1.0, 0.0),
@@ -334,6 +352,23 @@ fn push_pair(bodies: &mut [Body], i: usize, j: usize) -> bool {
     let overlap = reach - distance;
     bodies[i].push -= direction * overlap * share_a;
     bodies[j].push += direction * overlap * share_b;
+    true
+}
+
+/// Adds to two overlapping bodies pinned against walls (`i` before `j` in the sweep)
+/// half a step each across the line between them, opposite ways: pushed along it they
+/// press into their walls, so they step past each other. Always true.
+fn sidestep_pair(bodies: &mut [Body], i: usize, j: usize) -> bool {
+    let gap = bodies[j].at - bodies[i].at;
+    let distance = gap.length();
+    let across = if distance > 1e-4 {
+        (gap / distance).perp()
+    } else {
+        Vec2::Y
+    };
+    let step = across * (bodies[i].radius + bodies[j].radius - distance) * 0.5;
+    bodies[i].sidestep -= step;
+    bodies[j].sidestep += step;
     true
 }
 

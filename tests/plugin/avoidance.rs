@@ -1114,13 +1114,53 @@ fn a_walker_pinned_against_a_wall_pushes_back_one_of_higher_priority() {
             .insert(Avoidance::default().with_priority(250));
         let mut clock = pace.clock();
         clock.frames(&mut app, 30);
-        assert_clear_of_walls(&app, &walkers, (w, h), &walkable);
-        let apart = closest_pair(&app, &walkers);
-        assert!(
-            apart >= 0.97,
-            "{pace:?}: {} and {} stand {apart:.2} x their radii apart",
-            position(&app, walkers[0].0),
-            position(&app, walkers[1].0)
-        );
+        assert_two_stand_apart(&app, pace, &walkers, (w, h), &walkable);
+    }
+}
+
+/// Asserts the two `walkers` stand clear of the walls and apart (their centres at
+/// least 0.97 x the sum of their radii).
+fn assert_two_stand_apart(
+    app: &App,
+    pace: Pace,
+    walkers: &[(Entity, f32)],
+    size: (u32, u32),
+    walkable: &impl Fn(u32, u32) -> bool,
+) {
+    assert_clear_of_walls(app, walkers, size, walkable);
+    let apart = closest_pair(app, walkers);
+    assert!(
+        apart >= 0.97,
+        "{pace:?}: {} and {} stand {apart:.2} x their radii apart",
+        position(app, walkers[0].0),
+        position(app, walkers[1].0)
+    );
+}
+
+/// Two walkers side by side in a gap too narrow for both (6 pixels between a wall and
+/// a closed gate band, radii 2.5 and 1.5, the smaller one solid), at the same height:
+/// pushed along the line between them, each is pinned against its wall, so they step
+/// past each other along the gap until they stand apart.
+#[test]
+fn two_walkers_side_by_side_in_a_narrow_gap_step_past_each_other() {
+    for pace in Pace::BOTH {
+        for gate_open in [false, true] {
+            let (w, h) = (64, 48);
+            let walkable = move |x: u32, _: u32| {
+                !(30..=33).contains(&x) && (gate_open || !(40..=43).contains(&x))
+            };
+            let mut app = room_app(pace, w, h, walkable);
+            // Pixel x 36.0 and 39.0, pixel y 6.2.
+            let y = 24.0 - 6.2;
+            let mut walkers = spawn_all(&mut app, &[Vec2::new(4.0, y)], 2.5, 40.0);
+            let small = spawn_all(&mut app, &[Vec2::new(7.0, y)], 1.5, 40.0);
+            app.world_mut()
+                .entity_mut(small[0].0)
+                .insert(WalkObstacle::circle(1.5));
+            walkers.extend(small);
+            let mut clock = pace.clock();
+            clock.frames(&mut app, 90);
+            assert_two_stand_apart(&app, pace, &walkers, (w, h), &walkable);
+        }
     }
 }

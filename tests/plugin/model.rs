@@ -1695,4 +1695,11 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     // re-planned every frame (each slide turned it out of sight of its next corner),
     // so it never gave up while a re-plan was in flight: a walk that never ended.
     run_case_of(1184, 23);
+    // Two walkers that arrived side by side between the wall and the gate band, each
+    // pinned against its side by the push between them, stood 0.75 of their radii
+    // apart for ever (in about half the runs: the answers' timing is random).
+    #[cfg(feature = "sequences")]
+    for _ in 0..4 {
+        run_case_of(8730, 26);
+    }
 }
