@@ -302,8 +302,12 @@ pub(crate) fn gather_crowd(
             }
         } else {
             motion.spot = None;
-            motion.best_remaining = None;
-            motion.stalled = 0.0;
+            // Held while its walk is planned again from where it got to: the walk goes
+            // on, and so does the measure of how far it got (paused).
+            if !(held && on_path) {
+                motion.best_remaining = None;
+                motion.stalled = 0.0;
+            }
         }
         let priority = if steered || scripted {
             u8::MAX

@@ -1164,3 +1164,40 @@ fn two_walkers_side_by_side_in_a_narrow_gap_step_past_each_other() {
         }
     }
 }
+
+/// A walker kept from its way up a corridor (6 pixels wide, between a wall and a
+/// closed gate) by a guard of its size standing in it (who never gives way, and the
+/// corridor has no room to pass): each time it reaches the corner at
+/// the corridor's mouth it is pushed back, which is no way nearer its end, so after
+/// its re-plan it gives up, and its walk ends blocked rather than go on for ever.
+#[test]
+fn a_walker_pushed_back_from_a_corner_it_keeps_reaching_gives_up() {
+    for pace in Pace::BOTH {
+        let (w, h) = (64, 48);
+        let walkable =
+            |x: u32, y: u32| !((30..=33).contains(&x) && y <= 39 || (40..=43).contains(&x));
+        let mut app = room_app(pace, w, h, walkable);
+        let guard = spawn_all(&mut app, &[Vec2::new(5.5, -13.5)], 2.0, 98.0);
+        app.world_mut()
+            .entity_mut(guard[0].0)
+            .insert(Avoidance::default().with_priority(250));
+        let walkers = spawn_all(&mut app, &[Vec2::new(-16.5, -19.5)], 2.0, 98.0);
+        app.update();
+        let ids = send_all(&mut app, &walkers, Vec2::new(5.5, 8.5));
+        let mut clock = pace.clock();
+        let mut frames = 0;
+        while !app
+            .world()
+            .resource::<Log>()
+            .has(walkers[0].0, Kind::is_end)
+        {
+            assert!(
+                frames < 1500,
+                "{pace:?}: the walk goes on after {frames} frames"
+            );
+            clock.frames(&mut app, 1);
+            frames += 1;
+        }
+        assert_contract(app.world().resource::<Log>(), &ids);
+    }
+}

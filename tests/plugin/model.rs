@@ -1702,4 +1702,11 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     for _ in 0..4 {
         run_case_of(8730, 26);
     }
+    // A walker kept from the corridor by one standing in it, pushed back from the
+    // corner at its mouth and planned again from there each time, was held while each
+    // re-plan ran, which restarted the measure of its stall: it never gave up.
+    #[cfg(feature = "sequences")]
+    for _ in 0..4 {
+        run_case_of(13928, 26);
+    }
 }
