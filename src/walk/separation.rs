@@ -111,6 +111,9 @@ pub(crate) struct SeparationWork {
     bodies: Vec<Body>,
     /// The bodies' sweep keys and indices, sorted (cheaper to sort than bodies).
     order: Vec<(u64, u32)>,
+    /// The walkers gathered last frame, in the order gathered: while the same walkers
+    /// come in the same order, last frame's `order` is nearly right.
+    gathered: Vec<Entity>,
     /// The bodies in sweep order.
     sorted: Vec<Body>,
 }
@@ -120,11 +123,19 @@ pub(crate) struct SeparationWork {
 pub(crate) fn keep_walkers_apart(
     tuning: Res<WalkTuning>,
     mut walkers: Query<SeparatedWalker>,
+    avoiding: Query<(&Walker, &Avoidance)>,
     parents: Parents,
     mut grids: WalkerGrids,
     mut work: Local<SeparationWork>,
 ) {
-    if !tuning.avoidance {
+    // Nothing to part unless two walkers with a radius avoid each other.
+    if !tuning.avoidance
+        || avoiding
+            .iter()
+            .filter(|(walker, avoidance)| avoidance.enabled && walker.radius > 0.0)
+            .nth(1)
+            .is_none()
+    {
         return;
     }
     grids.new_frame();
@@ -179,14 +190,32 @@ pub(crate) fn keep_walkers_apart(
     }
     // Sorted by room, then x, once: a push moves a walker less than a radius, so a
     // sweep wide enough for that finds every pair in later rounds too.
-    work.order.clear();
-    work.order.extend(
-        work.bodies
+    let same_walkers = work.gathered.len() == work.bodies.len()
+        && work
+            .gathered
             .iter()
-            .enumerate()
-            .map(|(i, body)| (body.key, i as u32)),
-    );
-    work.order.sort_unstable();
+            .zip(&work.bodies)
+            .all(|(&entity, body)| entity == body.entity);
+    if same_walkers {
+        // Walkers move little in a frame: last frame's order, with this frame's keys,
+        // is sorted again in a pass or two.
+        for (key, i) in &mut work.order {
+            *key = work.bodies[*i as usize].key;
+        }
+        insertion_sort(&mut work.order, |&(key, _)| key);
+    } else {
+        work.order.clear();
+        work.order.extend(
+            work.bodies
+                .iter()
+                .enumerate()
+                .map(|(i, body)| (body.key, i as u32)),
+        );
+        work.order.sort_unstable();
+        work.gathered.clear();
+        work.gathered
+            .extend(work.bodies.iter().map(|body| body.entity));
+    }
     work.sorted.clear();
     work.sorted
         .extend(work.order.iter().map(|&(_, i)| work.bodies[i as usize]));
@@ -372,13 +401,18 @@ fn sidestep_pair(bodies: &mut [Body], i: usize, j: usize) -> bool {
     true
 }
 
-/// Sorts `bodies` by [`Body::sweep_key`] when only a few are out of place (insertion
-/// sort: each moved body is carried to its place, the rest are passed once).
+/// Sorts `bodies` by [`Body::sweep_key`] when only a few are out of place.
 fn sort_nearly_sorted(bodies: &mut [Body]) {
-    for i in 1..bodies.len() {
+    insertion_sort(bodies, |body| body.key);
+}
+
+/// Sorts `items` by `key` with an insertion sort: each item out of place is carried to
+/// its place and the rest are passed once, so a nearly sorted slice takes a pass.
+fn insertion_sort<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
+    for i in 1..items.len() {
         let mut j = i;
-        while j > 0 && bodies[j - 1].key > bodies[j].key {
-            bodies.swap(j - 1, j);
+        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
+            items.swap(j - 1, j);
             j -= 1;
         }
     }
