@@ -613,7 +613,15 @@ pub(crate) fn start_interaction(
                 request = request.facing(face);
             }
             interacting.request = request.id;
-            world.entity_mut(walker).insert(interacting);
+            // Ending the interaction before ran the commands queued so far (when this
+            // runs straight on the world, as a sequence's step does), which may have
+            // started another: it ends too, rather than be replaced unheard.
+            cancel_interaction(world, walker);
+            let Ok(mut entity) = world.get_entity_mut(walker) else {
+                emit_ending(world, walker, &interacting, Ending::Cancelled);
+                return;
+            };
+            entity.insert(interacting);
             accept_request(world, request);
         }
     }

@@ -1023,3 +1023,46 @@ fn a_walker_kept_off_the_walk_to_point_by_a_wider_one_arrives_beside_it() {
         assert!(position(&r.app, walker).distance(px(42, 20)) > 8.0);
     }
 }
+
+/// An interaction started while the one before it ends is not replaced unheard by the
+/// one that ended it. A step of a sequence starts its interaction straight on the
+/// world; ending the interaction under way there runs the commands queued so far,
+/// here game code's own `interact`, which starts another interaction in the middle of
+/// the step's. That one is cancelled in turn: every interaction started ends once.
+#[cfg(feature = "sequences")]
+#[test]
+fn an_interaction_started_as_the_one_before_ends_is_not_lost() {
+    use bevy_walkmask::sequence::*;
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        interact(&mut r.app, walker, r.vault, Verb::INTERACT);
+        clock.frames(&mut r.app, 3);
+        // Game code asks for the lamp (queued), then a step asks for the bell.
+        interact(&mut r.app, walker, r.lamp, Verb::INTERACT);
+        r.app
+            .world_mut()
+            .actions(walker)
+            .add(Interact::new(r.bell, Verb::INTERACT));
+        until_ended(&mut r, &mut clock, walker, 400);
+        clock.until(&mut r.app, 400, |world| {
+            world.get::<Interacting>(walker).is_none()
+        });
+        clock.frames(&mut r.app, 5);
+        let endings = r.app.world().resource::<Endings>().of(walker);
+        assert_eq!(
+            endings.len(),
+            3,
+            "{pace:?}: three started, ended {endings:?}"
+        );
+        assert_eq!(endings[0], (r.vault, End::Cancelled), "{pace:?}");
+        assert_eq!(
+            endings.iter().filter(|e| e.1 == End::Cancelled).count(),
+            2,
+            "{pace:?}: {endings:?}"
+        );
+        assert_observed_as_sent(&r, &[]);
+    }
+}

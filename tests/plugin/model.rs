@@ -1709,4 +1709,9 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     for _ in 0..4 {
         run_case_of(13928, 26);
     }
+    // A step started its interaction straight on the world: ending the one under way
+    // ran game code's queued `interact`, whose interaction the step's then replaced
+    // without a word (frame 56: "started 6 interactions, 4 ended").
+    #[cfg(feature = "sequences")]
+    run_case_of(31499, 26);
 }
