@@ -662,6 +662,7 @@ fn require_walker_state(app: &mut App) {
         world.try_register_required_components::<Walker, crowd::motion::CrowdMotion>(),
         world.try_register_required_components::<Walker, walk::movement::OffPath>(),
         world.try_register_required_components::<Walker, walk::movement::TurnClock>(),
+        world.try_register_required_components::<Walker, walk::movement::StepFrom>(),
     ];
     if registered.iter().all(Result::is_ok) {
         return;
@@ -724,6 +725,7 @@ type WalkerState = (
     crowd::motion::CrowdMotion,
     walk::movement::OffPath,
     walk::movement::TurnClock,
+    walk::movement::StepFrom,
 );
 
 /// The exclusive system that runs the systems of one set, in order, on its thread.

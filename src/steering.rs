@@ -17,6 +17,7 @@ use crate::plan::worker::Planner;
 use crate::room::MaskMapping;
 use crate::walk::end::steer_over_walk;
 use crate::walk::job::PathJob;
+use crate::walk::movement::StepFrom;
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walk::steered::{steered_step, steering_released};
 use crate::walker::{PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
@@ -91,6 +92,7 @@ type SteeredWalker = (
     Has<PathJob>,
     Has<PlayerWalker>,
     Has<InCutscene>,
+    &'static mut StepFrom,
 );
 
 /// Moves steered walkers (see [`WalkInput`]).
@@ -129,6 +131,7 @@ pub(crate) fn steer_walkers(
         planning,
         player,
         in_scene,
+        mut step_from,
     ) in &mut walkers
     {
         // A cutscene holds off the player's steering and that of its own walkers.
@@ -161,6 +164,7 @@ pub(crate) fn steer_walkers(
         match step.slide(&rooms, &masks, &planner, &layout, &mut seen) {
             Some(to) => {
                 set_world_xy(&mut transform, parent, to);
+                step_from.0 = position;
                 let direction = (to - position).normalize_or_zero();
                 steered_step(&mut heading, &mut state, Some(direction));
                 if let Some(mut facing) = facing {

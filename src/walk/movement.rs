@@ -37,7 +37,7 @@ type MovingWalker = (
     Option<&'static PathJob>,
     Has<WalkChase>,
     Option<&'static GivenRoute>,
-    &'static mut TurnClock,
+    (&'static mut TurnClock, &'static mut StepFrom),
 );
 
 /// Whether a walker was turned off its path (by avoidance) and has not reached a
@@ -46,6 +46,15 @@ type MovingWalker = (
 /// it reaches it (or its walk is planned again).
 #[derive(Component, Default, Clone, Copy, Debug)]
 pub(crate) struct OffPath(pub(super) bool);
+
+/// Where the frame's move of a walker that moved set off in a straight line: where
+/// it stood, or the last corner of its path it passed on the way. Written by each
+/// system that moves a walker along its way (walking, steering, nudging), and read
+/// by [`keep_walkers_apart`](super::separation::keep_walkers_apart) when it changed
+/// this frame: a push then ends only where this point sees, so the frame's move,
+/// seen from where the walker stood before it, never cuts a wall's corner.
+#[derive(Component, Default, Clone, Copy, Debug)]
+pub(crate) struct StepFrom(pub(crate) Vec2);
 
 /// Seconds a walker turning before it walks ([`Facing::turn_seconds`]) has spent on
 /// the direction it turns to next.
@@ -85,7 +94,7 @@ pub(crate) fn move_walkers(
         job,
         chaser,
         given,
-        mut turn_clock,
+        (mut turn_clock, mut step_from),
     ) in &mut walkers.p0()
     {
         let planning = job.is_some();
@@ -117,6 +126,7 @@ pub(crate) fn move_walkers(
             });
         }
         let mut pos = start;
+        let next_before = path.next;
         let factor = speed_factor(depth);
         // The speed towards the next corner (the same every way unless the walker
         // has a vertical speed).
@@ -242,6 +252,13 @@ pub(crate) fn move_walkers(
         }
         if pos != start {
             set_world_xy(&mut transform, parent, pos);
+            // (The last corner passed; a skipped corrupt waypoint is passed too.)
+            step_from.0 = path.waypoints[next_before..path.next]
+                .iter()
+                .rev()
+                .find(|corner| corner.is_finite())
+                .copied()
+                .unwrap_or(start);
             if let Some(mut facing) = facing {
                 follow_step(&mut facing, direction);
             }
@@ -369,6 +386,7 @@ type NudgedWalker = (
     Mut<'static, Transform>,
     Option<&'static ChildOf>,
     &'static CrowdMotion,
+    &'static mut StepFrom,
 );
 
 /// Moves standing walkers (no path, not steered) that avoidance nudges aside, sliding
@@ -392,7 +410,7 @@ pub(crate) fn nudge_standing_walkers(
     // its mask changed, or while it steps off or waits for its grid.
     let rooms_changed = masks.is_changed() || rooms.iter().any(|room| room.is_changed());
     stepping.retain(|&entity| walkers.contains(entity));
-    for (entity, walker, mut transform, child_of, motion) in &mut walkers {
+    for (entity, walker, mut transform, child_of, motion, mut step_from) in &mut walkers {
         let look = motion.avoided.is_some()
             || rooms_changed
             || walker.is_changed()
@@ -432,6 +450,7 @@ pub(crate) fn nudge_standing_walkers(
             && to != start
         {
             set_world_xy(&mut transform, parent, to);
+            step_from.0 = start;
         }
     }
 }

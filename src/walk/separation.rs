@@ -17,7 +17,7 @@ use bevy::prelude::*;
 
 use super::job::{GivenRoute, on_given_route};
 use super::membership::CurrentRoom;
-use super::movement::OffPath;
+use super::movement::{OffPath, StepFrom};
 use super::replan::Placed;
 use crate::crowd::Avoidance;
 use crate::crowd::grids::WalkerGrids;
@@ -48,6 +48,7 @@ type SeparatedWalker = (
     Has<Steered>,
     Option<&'static mut OffPath>,
     Option<&'static mut Placed>,
+    Option<Ref<'static, StepFrom>>,
 );
 
 /// One walker of the frame's pass.
@@ -73,8 +74,9 @@ struct Body {
     /// Moved or pinned by the last round's pushes: only pairs with such a body are
     /// pushed differently in the next round.
     moved_last: bool,
-    /// Where it stood before the pass: however many rounds push it, it ends on a
-    /// straight clear line from here.
+    /// Where the frame's move set off in a straight line ([`StepFrom`]: where it
+    /// stood before the frame's moves, or the last corner it passed this frame):
+    /// however many rounds push it, it ends on a straight clear line from here.
     origin: Vec2,
 }
 
@@ -152,7 +154,9 @@ pub(crate) fn keep_walkers_apart(
         given,
         player,
         steered,
-        ..,
+        _,
+        _,
+        step_from,
     ) in &walkers
     {
         let radius = walker.radius;
@@ -182,7 +186,10 @@ pub(crate) fn keep_walkers_apart(
             sidestep: Vec2::ZERO,
             moved: false,
             moved_last: false,
-            origin: at,
+            // Moved this frame: from where the move set off; else from here.
+            origin: step_from
+                .filter(|from| from.is_changed() && from.0.is_finite())
+                .map_or(at, |from| from.0),
         });
     }
     if work.bodies.len() < 2 {
@@ -253,9 +260,10 @@ pub(crate) fn keep_walkers_apart(
             };
             let to = grids.of(walker, body.at).and_then(|grid| {
                 let to = grid.slide(body.at, push)?;
-                // Pushed again after a push: only where the first place sees, so the
-                // frame's move never cuts a wall's corner.
-                (!body.moved || grid.sees(body.origin, to)).then_some(to)
+                // Only where the move set off from sees (pushed again after a push,
+                // or after a step this frame), so the frame's move never cuts a
+                // wall's corner.
+                (body.origin == body.at || grid.sees(body.origin, to)).then_some(to)
             });
             let wanted = push.length();
             let mut went = 0.0;
@@ -283,7 +291,7 @@ pub(crate) fn keep_walkers_apart(
         return;
     }
     for body in work.bodies.iter().filter(|b| b.moved) {
-        let Ok((.., mut transform, child_of, _, _, _, _, off_path, placed)) =
+        let Ok((.., mut transform, child_of, _, _, _, _, off_path, placed, _)) =
             walkers.get_mut(body.entity)
         else {
             continue;
