@@ -9,10 +9,7 @@ use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector
 
 use super::Avoidance;
 use super::grids::WalkerGrids;
-use super::motion::{
-    ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, REPLAN_STALLED_SECONDS, STALLED_REPLANS,
-    STAND_STALLED_SECONDS,
-};
+use super::motion::{ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, STAND_STALLED_SECONDS};
 use super::velocities::{CrowdVelocities, SolveKey, Want, on_path};
 use crate::placement::{Parents, walker_xy};
 use crate::request::RequestId;
@@ -199,6 +196,9 @@ pub(crate) fn gather_crowd(
             Some(last) if dt > 0.0 => (position - last) / dt,
             _ => Vec2::ZERO,
         };
+        let moved = motion
+            .last
+            .map_or(f32::INFINITY, |last| position.distance(last));
         motion.last = Some(position);
         let radius = walker.radius;
         let active = tuning.avoidance
@@ -265,40 +265,11 @@ pub(crate) fn gather_crowd(
             {
                 claim = Some((path.request, end, remaining));
             }
-            match motion.best_remaining {
+            if walker.grid_steps {
                 // Tile-step walkers wait for tiles instead (`super::tiles`).
-                _ if walker.grid_steps => motion.stalled = 0.0,
-                Some((request, best))
-                    if request == path.request && remaining > best - 0.25 * radius =>
-                {
-                    motion.stalled += dt;
-                }
-                best => {
-                    // Got nearer on the same walk: the re-plans it took were no dead end.
-                    if best.is_some_and(|(request, _)| request == path.request)
-                        || motion
-                            .stalled_replans
-                            .is_some_and(|(r, _)| r != path.request)
-                    {
-                        motion.stalled_replans = None;
-                    }
-                    motion.best_remaining = Some((path.request, remaining));
-                    motion.stalled = 0.0;
-                }
-            }
-            if motion.stalled >= REPLAN_STALLED_SECONDS {
-                let replans = match motion.stalled_replans {
-                    Some((request, n)) if request == path.request => n,
-                    _ => 0,
-                };
-                if replans < STALLED_REPLANS {
-                    motion.replan = Some(path.request);
-                    motion.stalled_replans = Some((path.request, replans + 1));
-                } else {
-                    motion.gave_up = Some(path.request);
-                }
                 motion.stalled = 0.0;
-                motion.best_remaining = None;
+            } else {
+                motion.measure_progress(path.request, remaining, moved, radius, dt);
             }
         } else {
             motion.spot = None;
@@ -306,6 +277,7 @@ pub(crate) fn gather_crowd(
             // on, and so does the measure of how far it got (paused).
             if !(held && on_path) {
                 motion.best_remaining = None;
+                motion.last_remaining = None;
                 motion.stalled = 0.0;
             }
         }

@@ -21,6 +21,9 @@ pub(crate) struct CrowdMotion {
     /// The shortest walk left to the end of that walk so far (world units), and for
     /// which request.
     pub(super) best_remaining: Option<(RequestId, f32)>,
+    /// The walk left at the last avoidance step, and for which request: a change by
+    /// more than the walker moved is a new path (see [`CrowdMotion::measure_progress`]).
+    pub(super) last_remaining: Option<(RequestId, f32)>,
     /// Seconds since the walk left last got shorter.
     pub(super) stalled: f32,
     /// Blocked for [`REPLAN_STALLED_SECONDS`] on the walk that answers this request:
@@ -42,6 +45,69 @@ pub(crate) struct CrowdMotion {
     pub(super) waited: f32,
     /// Where a tile-step walker backed off to, to let another pass.
     pub(super) refuge: Option<Refuge>,
+}
+
+impl CrowdMotion {
+    /// Measures the progress of the walk that answers `request`, with `remaining`
+    /// world units left after the walker `moved` this far since the last step (`dt`
+    /// seconds ago): stalled for [`REPLAN_STALLED_SECONDS`] it asks for a re-plan
+    /// ([`CrowdMotion::replan`]), and stalled that long again after
+    /// [`STALLED_REPLANS`] re-plans it gives up ([`CrowdMotion::gave_up`]).
+    ///
+    /// Progress is the walk left getting shorter by a quarter of the walker's `radius`
+    /// while it walks. A new path (a re-plan landed: the walk left changed by more
+    /// than the walker moved) is neither progress nor a setback: the measure starts
+    /// again from it and the stall goes on, so a walker pushed back each time it
+    /// nears a corner, and planned again onto a path a little shorter or longer each
+    /// time, still gives up.
+    pub(super) fn measure_progress(
+        &mut self,
+        request: RequestId,
+        remaining: f32,
+        moved: f32,
+        radius: f32,
+        dt: f32,
+    ) {
+        let new_path = self.last_remaining.is_some_and(|(last_request, last)| {
+            last_request == request && (remaining - last).abs() > moved + 0.05 * radius + 0.01
+        });
+        self.last_remaining = Some((request, remaining));
+        match self.best_remaining {
+            Some((best_request, _)) if best_request == request && new_path => {
+                self.best_remaining = Some((request, remaining));
+                self.stalled += dt;
+            }
+            Some((best_request, best))
+                if best_request == request && remaining > best - 0.25 * radius =>
+            {
+                self.stalled += dt;
+            }
+            best => {
+                // Got nearer on the same walk: the re-plans it took were no dead end.
+                if best.is_some_and(|(best_request, _)| best_request == request)
+                    || self.stalled_replans.is_some_and(|(r, _)| r != request)
+                {
+                    self.stalled_replans = None;
+                }
+                self.best_remaining = Some((request, remaining));
+                self.stalled = 0.0;
+            }
+        }
+        if self.stalled >= REPLAN_STALLED_SECONDS {
+            let replans = match self.stalled_replans {
+                Some((stalled_request, n)) if stalled_request == request => n,
+                _ => 0,
+            };
+            if replans < STALLED_REPLANS {
+                self.replan = Some(request);
+                self.stalled_replans = Some((request, replans + 1));
+            } else {
+                self.gave_up = Some(request);
+            }
+            self.stalled = 0.0;
+            self.best_remaining = None;
+        }
+    }
 }
 
 /// A walker whose walk got no shorter for this long no longer gives way to those it
@@ -90,3 +156,62 @@ pub(crate) struct Refuge {
 
 /// Tiles (mask pixels) walked one after the other.
 pub(super) type Route = Vec<(u32, u32)>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DT: f32 = 1.0 / 60.0;
+
+    /// Steps `motion` for `seconds` standing still with `remaining` left, and says
+    /// whether it gave up.
+    fn stand(motion: &mut CrowdMotion, request: RequestId, remaining: f32, seconds: f32) -> bool {
+        for _ in 0..(seconds / DT).round() as u32 {
+            motion.replan = None;
+            motion.gave_up = None;
+            motion.measure_progress(request, remaining, 0.0, 2.0, DT);
+            if motion.gave_up == Some(request) {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn a_walker_replanned_onto_a_shorter_path_it_cannot_walk_still_gives_up() {
+        // Pushed back each time it nears a corner, the walker is planned again from
+        // where it stands, onto one path a little shorter than the last and then onto
+        // the longer one again: the shorter path is not progress.
+        let request = RequestId::new();
+        let mut motion = CrowdMotion::default();
+        let mut gave_up = false;
+        for _ in 0..20 {
+            gave_up |= stand(&mut motion, request, 31.28, 1.0);
+            gave_up |= stand(&mut motion, request, 30.59, 0.05);
+            if gave_up {
+                break;
+            }
+        }
+        assert!(gave_up, "{motion:?}");
+    }
+
+    #[test]
+    fn a_walker_that_walks_its_new_path_is_not_stalled() {
+        let request = RequestId::new();
+        let mut motion = CrowdMotion::default();
+        let mut remaining = 40.0;
+        for frame in 0..2000 {
+            // A re-plan lands every 100 frames onto a path 3 units longer.
+            let moved = if frame % 100 == 99 {
+                remaining += 3.0;
+                0.0
+            } else {
+                remaining -= 0.01;
+                0.01
+            };
+            motion.measure_progress(request, remaining, moved, 2.0, DT);
+            assert_eq!(motion.gave_up, None, "frame {frame}");
+            assert_eq!(motion.replan, None, "frame {frame}");
+        }
+    }
+}

@@ -1714,4 +1714,16 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     // without a word (frame 56: "started 6 interactions, 4 ended").
     #[cfg(feature = "sequences")]
     run_case_of(31499, 26);
+    // A walker past a wall's corner was pushed back behind it by a walker it met, and
+    // the next frame, after a step round the corner, pushed on: each move was clear,
+    // the frame's move from where it stood cut the corner (frame 40).
+    #[cfg(feature = "sequences")]
+    run_case_of(36953, 26);
+    // A walker held back from the corner it walked to by a walker standing beside the
+    // wall, and planned again each time onto a path a little shorter or longer, took
+    // the shorter one for progress and never gave up (in about one run in thirty).
+    #[cfg(feature = "sequences")]
+    for _ in 0..4 {
+        run_case_of(41445, 26);
+    }
 }
