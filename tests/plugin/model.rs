@@ -1109,8 +1109,11 @@ impl Case {
             let expected = if regions.is_enabled(under) { under } else { 0 };
             assert!(
                 on_edge || moved_rooms.contains(&walker) || in_region.region == expected,
-                "{ctx}: {walker} at {at} is in {} but stands in {expected}",
-                in_region.region
+                "{ctx}: {walker} at {at} is in {} but stands in {expected}: {:?} {:?}\n{}",
+                in_region.region,
+                world.get::<CurrentRoom>(walker),
+                world.get::<Walker>(walker).map(|w| w.room),
+                self.trace.join("\n")
             );
         }
     }
