@@ -483,10 +483,10 @@ impl Plugin for WalkmaskPlugin {
             .init_resource::<WalkStats>()
             .init_resource::<walk::stats::RequestFrames>();
         let schedule = self.schedule;
-        // Runs of systems that spawn no tasks are schedules of their own, run on one
-        // thread by one exclusive system: a chain of systems handed from thread to
-        // thread costs more than their work on a machine with two cores. The systems
-        // that start and collect pool tasks stay in `schedule`. Commands are applied
+        // Each set's systems are a schedule of their own, run on one thread by one
+        // exclusive system: a chain of systems handed from thread to thread costs
+        // more than their work on a machine with two cores (searches run on the pool
+        // whichever thread starts them). Commands are applied
         // where a later system needs what they did: re-plan triggers, chase re-aims
         // and requests queue their changes, which are applied together before
         // searches start; answers before walkers move; steering's before the walks it
@@ -494,6 +494,7 @@ impl Plugin for WalkmaskPlugin {
         for stage in [
             WalkmaskStage::Input,
             WalkmaskStage::Changes,
+            WalkmaskStage::Poll,
             WalkmaskStage::Move,
         ] {
             let mut stage_schedule = Schedule::new(stage);
@@ -526,18 +527,32 @@ impl Plugin for WalkmaskPlugin {
         .add_systems(
             WalkmaskStage::Changes,
             (
-                room::place_rooms,
-                walk::membership::follow_rooms::<false>,
-                layers::hotspots::cancel_disabled_interactions
-                    .run_if(any_with_component::<Interacting>),
-                layers::regions::block_regions,
-                obstacle::gather_obstacles,
-                walk::replan::forget_changed_masks,
-                walk::replan::replan_changed,
-                walk::obstacle_watch::replan_for_obstacles,
-                chase::aim_chasers,
-                follow::follow_leaders.run_if(any_with_component::<WalkFollow>),
-                walk::accept::read_requests,
+                (
+                    room::place_rooms,
+                    walk::membership::follow_rooms::<false>,
+                    layers::hotspots::cancel_disabled_interactions
+                        .run_if(any_with_component::<Interacting>),
+                    layers::regions::block_regions,
+                    obstacle::gather_obstacles,
+                    walk::replan::forget_changed_masks,
+                    walk::replan::replan_changed,
+                    walk::obstacle_watch::replan_for_obstacles,
+                    chase::aim_chasers,
+                    follow::follow_leaders.run_if(any_with_component::<WalkFollow>),
+                    walk::accept::read_requests,
+                )
+                    .chain_ignore_deferred(),
+                walk::start::start_jobs,
+                walk::warm_up::warm_fields,
+            )
+                .chain(),
+        )
+        .add_systems(
+            WalkmaskStage::Poll,
+            (
+                walk::answer::poll_jobs,
+                query::poll_path_queries,
+                hover::answer_hover,
             )
                 .chain_ignore_deferred(),
         )
@@ -568,20 +583,8 @@ impl Plugin for WalkmaskPlugin {
         .add_systems(
             schedule,
             (
-                (
-                    run_changes,
-                    walk::start::start_jobs,
-                    walk::warm_up::warm_fields,
-                )
-                    .chain()
-                    .in_set(WalkmaskSystems::Plan),
-                (
-                    walk::answer::poll_jobs,
-                    query::poll_path_queries,
-                    hover::answer_hover,
-                )
-                    .chain_ignore_deferred()
-                    .in_set(WalkmaskSystems::Poll),
+                run_changes.in_set(WalkmaskSystems::Plan),
+                run_stage(WalkmaskStage::Poll).in_set(WalkmaskSystems::Poll),
                 run_stage(WalkmaskStage::Move).in_set(WalkmaskSystems::Move),
             ),
         );
@@ -642,9 +645,11 @@ impl Plugin for WalkmaskPlugin {
 enum WalkmaskStage {
     /// All of [`WalkmaskSystems::Input`].
     Input,
-    /// The start of [`WalkmaskSystems::Plan`]: changes that re-plan walkers, chase
-    /// re-aims and requests, up to the system that starts searches.
+    /// All of [`WalkmaskSystems::Plan`]: changes that re-plan walkers, chase re-aims
+    /// and requests, then the searches they need started and fields warmed.
     Changes,
+    /// All of [`WalkmaskSystems::Poll`]: answers, path queries and the hover.
+    Poll,
     /// All of [`WalkmaskSystems::Move`].
     Move,
 }
@@ -733,7 +738,7 @@ fn run_stage(stage: WalkmaskStage) -> impl FnMut(&mut World) {
     move |world: &mut World| world.run_schedule(stage)
 }
 
-/// Starts the grid cache's next frame, then runs [`WalkmaskStage::Changes`] (first in
+/// Starts the grid cache's next frame, then runs [`WalkmaskStage::Changes`] (all of
 /// [`WalkmaskSystems::Plan`]).
 fn run_changes(world: &mut World) {
     world.resource::<plan::worker::Planner>().cache.next_frame();

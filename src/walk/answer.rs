@@ -377,7 +377,9 @@ fn collect_due(task: &mut Task<PlanOutput>) -> Option<PlanOutput> {
         static WARNED: std::sync::Once = std::sync::Once::new();
         WARNED.call_once(|| {
             warn!(
-                "bevy_walkmask: a frame waits for a search on an async compute thread of the                  lowest priority (background_searches with AnswerTiming::AfterFrames); the                  wait lasts as long as other threads keep the cores busy"
+                "bevy_walkmask: a frame waits for a search on an async compute thread of the \
+                 lowest priority (background_searches with AnswerTiming::AfterFrames); \
+                 the wait lasts as long as other threads keep the cores busy"
             );
         });
     }
