@@ -43,7 +43,7 @@ struct Entry {
 pub(crate) struct CrowdWork {
     entries: Vec<Entry>,
     /// The entries' sort keys and indices, and the entries in that order.
-    order: Vec<(u64, u64, u32)>,
+    order: Vec<(u64, u32)>,
     sorted: Vec<Entry>,
     spots: SpotScratch,
     taken: Taken,
@@ -329,14 +329,15 @@ pub(crate) fn gather_crowd(
         });
     }
     // Room by room, in entity order (sorted by index: an entry is large to move).
+    // Rooms and walkers are live entities, so their indices alone tell them apart
+    // and one word orders both.
     work.order.clear();
-    work.order
-        .extend(work.entries.iter().enumerate().map(|(i, e)| {
-            // No room first (an entity's bits are never all ones: its index is never
-            // u32::MAX).
-            let room = e.room.map_or(0, |room| room.to_bits().saturating_add(1));
-            (room, e.key.entity.to_bits(), i as u32)
-        }));
+    work.order.extend(
+        work.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (entity_order_key(e.room, e.key.entity), i as u32)),
+    );
     work.order.sort_unstable();
     work.sorted.clear();
     work.sorted
@@ -488,4 +489,12 @@ fn cluster_extent(
         extent = extent.max(d + r);
     }
     extent
+}
+
+/// The order [`gather_crowd`] hands walkers to the solve in: by room (no room first),
+/// then by walker, both by entity index (live entities have distinct indices, and an
+/// index is never `u32::MAX`).
+fn entity_order_key(room: Option<Entity>, walker: Entity) -> u64 {
+    let room = room.map_or(0, |room| u64::from(room.index_u32()) + 1);
+    room << 32 | u64::from(walker.index_u32())
 }

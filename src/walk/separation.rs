@@ -113,9 +113,13 @@ pub(crate) struct SeparationWork {
     bodies: Vec<Body>,
     /// The bodies' sweep keys and indices, sorted (cheaper to sort than bodies).
     order: Vec<(u64, u32)>,
-    /// The walkers gathered last frame, in the order gathered: while the same walkers
-    /// come in the same order, last frame's `order` is nearly right.
-    gathered: Vec<Entity>,
+    /// Last frame's walkers in sweep order. Walkers move little in a frame, so this
+    /// frame's walkers in that order are sorted again in a pass or two, whatever
+    /// order the query gives them in (which changes as walkers start and end walks).
+    last_order: Vec<Entity>,
+    /// For each entity index, the index of its body this frame (`u32::MAX`: none);
+    /// every entry is `u32::MAX` between frames.
+    body_of: Vec<u32>,
     /// The bodies in sweep order.
     sorted: Vec<Body>,
 }
@@ -197,32 +201,7 @@ pub(crate) fn keep_walkers_apart(
     }
     // Sorted by room, then x, once: a push moves a walker less than a radius, so a
     // sweep wide enough for that finds every pair in later rounds too.
-    let same_walkers = work.gathered.len() == work.bodies.len()
-        && work
-            .gathered
-            .iter()
-            .zip(&work.bodies)
-            .all(|(&entity, body)| entity == body.entity);
-    if same_walkers {
-        // Walkers move little in a frame: last frame's order, with this frame's keys,
-        // is sorted again in a pass or two.
-        for (key, i) in &mut work.order {
-            *key = work.bodies[*i as usize].key;
-        }
-        insertion_sort(&mut work.order, |&(key, _)| key);
-    } else {
-        work.order.clear();
-        work.order.extend(
-            work.bodies
-                .iter()
-                .enumerate()
-                .map(|(i, body)| (body.key, i as u32)),
-        );
-        work.order.sort_unstable();
-        work.gathered.clear();
-        work.gathered
-            .extend(work.bodies.iter().map(|body| body.entity));
-    }
+    work.order_bodies();
     work.sorted.clear();
     work.sorted
         .extend(work.order.iter().map(|&(_, i)| work.bodies[i as usize]));
@@ -306,6 +285,58 @@ pub(crate) fn keep_walkers_apart(
         if let Some(mut placed) = placed {
             placed.set_if_neq(Placed(transform.translation.truncate()));
         }
+    }
+}
+
+/// No body, in [`SeparationWork::body_of`].
+const NO_BODY: u32 = u32::MAX;
+
+/// At most this many walkers new since last frame are sorted into last frame's
+/// order one by one; more, and the order is sorted afresh.
+const FEW_NEW: usize = 16;
+
+impl SeparationWork {
+    /// Puts `bodies` in sweep order ([`Body::sweep_key`]), starting from last frame's
+    /// order.
+    fn order_bodies(&mut self) {
+        for (i, body) in self.bodies.iter().enumerate() {
+            let index = body.entity.index_u32() as usize;
+            if index >= self.body_of.len() {
+                self.body_of.resize(index + 1, NO_BODY);
+            }
+            self.body_of[index] = i as u32;
+        }
+        // Last frame's walkers that are here still, in last frame's order.
+        self.order.clear();
+        for entity in &self.last_order {
+            let Some(slot) = self.body_of.get_mut(entity.index_u32() as usize) else {
+                continue;
+            };
+            if *slot != NO_BODY && self.bodies[*slot as usize].entity == *entity {
+                self.order.push((self.bodies[*slot as usize].key, *slot));
+                *slot = NO_BODY;
+            }
+        }
+        // Then the new ones.
+        let known = self.order.len();
+        for (i, body) in self.bodies.iter().enumerate() {
+            let slot = &mut self.body_of[body.entity.index_u32() as usize];
+            if *slot != NO_BODY {
+                self.order.push((body.key, i as u32));
+                *slot = NO_BODY;
+            }
+        }
+        if self.order.len() - known > FEW_NEW {
+            self.order.sort_unstable();
+        } else {
+            insertion_sort(&mut self.order, |&(key, _)| key);
+        }
+        self.last_order.clear();
+        self.last_order.extend(
+            self.order
+                .iter()
+                .map(|&(_, i)| self.bodies[i as usize].entity),
+        );
     }
 }
 
@@ -423,5 +454,59 @@ fn insertion_sort<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
             items.swap(j - 1, j);
             j -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(entity: Entity, x: f32) -> Body {
+        Body {
+            entity,
+            key: Body::sweep_key(0, x),
+            at: Vec2::new(x, 0.0),
+            radius: 1.0,
+            layers: 1,
+            rank: Some(0),
+            push: Vec2::ZERO,
+            pinned: false,
+            sidestep: Vec2::ZERO,
+            moved: false,
+            moved_last: false,
+            origin: Vec2::new(x, 0.0),
+        }
+    }
+
+    /// The bodies' entities in the order `order_bodies` left them.
+    fn ordered(work: &mut SeparationWork, bodies: &[(u32, f32)]) -> Vec<u32> {
+        work.bodies = bodies
+            .iter()
+            .map(|&(index, x)| body(Entity::from_raw_u32(index).unwrap(), x))
+            .collect();
+        work.order_bodies();
+        assert!(work.body_of.iter().all(|&slot| slot == NO_BODY));
+        work.order
+            .iter()
+            .map(|&(_, i)| work.bodies[i as usize].entity.index_u32())
+            .collect()
+    }
+
+    #[test]
+    fn bodies_are_ordered_by_x_whatever_order_they_come_in_and_whoever_is_new() {
+        let mut work = SeparationWork::default();
+        assert_eq!(
+            ordered(&mut work, &[(3, 5.0), (1, 1.0), (2, 3.0)]),
+            vec![1, 2, 3]
+        );
+        // Another order, two passing each other, one gone and two new.
+        assert_eq!(
+            ordered(&mut work, &[(7, 0.5), (3, 2.0), (2, 2.5), (9, 9.0)]),
+            vec![7, 3, 2, 9]
+        );
+        // Many new at once: sorted afresh.
+        let many: Vec<(u32, f32)> = (0..40).map(|i| (100 + i, (40 - i) as f32)).collect();
+        let order = ordered(&mut work, &many);
+        assert_eq!(order, (0..40).rev().map(|i| 100 + i).collect::<Vec<_>>());
     }
 }
