@@ -88,8 +88,10 @@ fn the_dog_and_the_friend_come_along_and_the_friend_waits_on_f() {
     until_apart(&mut app, &all, "the dog follows the player back", |app| {
         position(app, player).distance(back) < 1.0 && near(app, dog, player, 51.0)
     });
+    // She stays put but for stepping aside as the two pass her: at most the width of
+    // both (diameters 28 and 20), however the crowd's answers fall in time.
     assert!(
-        position(&app, friend).distance(waiting_at) < 30.0,
+        position(&app, friend).distance(waiting_at) < 48.0,
         "the friend moved from {waiting_at} to {} while waiting",
         position(&app, friend)
     );
