@@ -280,7 +280,7 @@ fn setup(
     commands.entity(entity).insert(WalkHotspots::new(
         assets.load("rooms/lobby.hotspots.walk.png"),
     ));
-    spawn_hotspots(&mut commands, entity, HOTSPOTS, 0.0);
+    spawn_hotspots(&mut commands, entity, HOTSPOTS);
 
     // The garden: a second room beside the lobby, the same camera's view (so the
     // lobby's scale map fits it). The garden path at the lobby lawn's right edge
@@ -299,15 +299,14 @@ fn setup(
             Transform::from_xyz(GARDEN_X, 0.0, 0.0),
         ))
         .id();
-    spawn_hotspots(&mut commands, garden, GARDEN_HOTSPOTS, GARDEN_X);
+    spawn_hotspots(&mut commands, garden, GARDEN_HOTSPOTS);
+    // Room pixels, as the rooms are painted.
     commands.spawn((
-        SpawnPoint::new("from the garden").facing(FacingDirection::Left),
-        Transform::from_translation(px(1850.0, 540.0).extend(0.0)),
+        SpawnPoint::new("from the garden", Vec2::new(1850.0, 540.0)).facing(FacingDirection::Left),
         ChildOf(entity),
     ));
     commands.spawn((
-        SpawnPoint::new("from the lobby").facing(FacingDirection::Right),
-        Transform::from_translation(px(110.0, 760.0).extend(0.0)),
+        SpawnPoint::new("from the lobby", Vec2::new(110.0, 760.0)).facing(FacingDirection::Right),
         ChildOf(garden),
     ));
     commands.add_observer(change_room);
@@ -469,9 +468,9 @@ fn facing_named(name: &str) -> Option<FacingDirection> {
     })
 }
 
-/// Spawns the hotspots of `manifest` (the generator's format) as children of `room`,
-/// whose centre is at world x `origin`; the exits lead to the other room.
-fn spawn_hotspots(commands: &mut Commands, room: Entity, manifest: &str, origin: f32) {
+/// Spawns the hotspots of `manifest` (the generator's format, room pixels) as children
+/// of `room`; the exits lead to the other room.
+fn spawn_hotspots(commands: &mut Commands, room: Entity, manifest: &str) {
     for line in manifest
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -486,7 +485,7 @@ fn spawn_hotspots(commands: &mut Commands, room: Entity, manifest: &str, origin:
             warn!("skipping malformed hotspot line: {line}");
             continue;
         };
-        let at = |x: f32, y: f32| px(x, y) + Vec2::X * origin;
+        let at = Vec2::new;
         let mut hotspot = commands.spawn((
             Name::new(f[1].to_string()),
             Hotspot::new(id, f[1])

@@ -73,12 +73,6 @@ static SPOTS: [Spot; 3] = [
 #[derive(Component)]
 pub struct Caption;
 
-/// Room pixel (x right, y down, as in an image editor) to world: the 1920 x 1080
-/// room is centred on the origin, one unit per pixel.
-fn px(pixel: Vec2) -> Vec2 {
-    Vec2::new(pixel.x - 960.0, 540.0 - pixel.y)
-}
-
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     commands.spawn((
         Camera2d,
@@ -98,7 +92,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         commands
             .spawn((
                 Hotspot::new(spot.id, spot.name)
-                    .with_walk_to(px(spot.walk_to))
+                    .with_walk_to(spot.walk_to)
                     .with_face(FaceTarget::Direction(spot.facing))
                     // Looking is done from where the player stands.
                     .with_verb(Verb::LOOK, WalkPolicy::FaceOnly),

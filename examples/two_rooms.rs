@@ -32,12 +32,6 @@ pub fn example(app: &mut App) {
 /// Where the garden lies: its centre, beside the lobby (which is at the origin).
 pub const GARDEN: Vec2 = Vec2::new(2400.0, 0.0);
 
-/// Room pixel (x right, y down, as in an image editor) to the room's own space: each
-/// 1920 x 1080 room is centred on its origin, one unit per pixel.
-fn px(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x - 960.0, 540.0 - y)
-}
-
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     commands.spawn((
         Camera2d,
@@ -49,27 +43,26 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     let lobby = spawn_room(&mut commands, &assets, "lobby", Vec2::ZERO);
     let garden = spawn_room(&mut commands, &assets, "garden", GARDEN);
 
-    // The lobby's way out: the garden path (hotspot 5 of its layer). Walk-to points
-    // are world points; spawn points are children placed in their room's space.
+    // The lobby's way out: the garden path (hotspot 5 of its layer). Points in a
+    // room are room pixels (x right, y down, as in an image editor), wherever the
+    // room is drawn; walking off goes past the picture's edge.
     commands.spawn((
-        Hotspot::new(5, "garden path").with_walk_to(px(1872.0, 540.0)),
-        RoomExit::new("garden", "from the lobby").with_walk_off(px(1982.0, 540.0)),
+        Hotspot::new(5, "garden path").with_walk_to(Vec2::new(1872.0, 540.0)),
+        RoomExit::new("garden", "from the lobby").with_walk_off(Vec2::new(1982.0, 540.0)),
         ChildOf(lobby),
     ));
     commands.spawn((
-        SpawnPoint::new("from the garden").facing(FacingDirection::Left),
-        Transform::from_translation(px(1850.0, 540.0).extend(0.0)),
+        SpawnPoint::new("from the garden", Vec2::new(1850.0, 540.0)).facing(FacingDirection::Left),
         ChildOf(lobby),
     ));
     // The garden's way back: the path at its left edge (hotspot 1 of its layer).
     commands.spawn((
-        Hotspot::new(1, "path to the lobby").with_walk_to(GARDEN + px(70.0, 760.0)),
-        RoomExit::new("lobby", "from the garden").with_walk_off(GARDEN + px(-60.0, 760.0)),
+        Hotspot::new(1, "path to the lobby").with_walk_to(Vec2::new(70.0, 760.0)),
+        RoomExit::new("lobby", "from the garden").with_walk_off(Vec2::new(-60.0, 760.0)),
         ChildOf(garden),
     ));
     commands.spawn((
-        SpawnPoint::new("from the lobby").facing(FacingDirection::Right),
-        Transform::from_translation(px(110.0, 760.0).extend(0.0)),
+        SpawnPoint::new("from the lobby", Vec2::new(110.0, 760.0)).facing(FacingDirection::Right),
         ChildOf(garden),
     ));
 

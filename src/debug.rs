@@ -664,8 +664,8 @@ fn draw_walkers(
 fn draw_room_marks(
     debug: Res<WalkmaskDebug>,
     mut gizmos: Gizmos<WalkmaskGizmos>,
-    hotspots: Query<&crate::layers::Hotspot>,
-    spawns: Query<&GlobalTransform, With<crate::layers::SpawnPoint>>,
+    hotspots: Query<(&crate::layers::Hotspot, &ChildOf)>,
+    spawns: Query<(&crate::layers::SpawnPoint, &ChildOf)>,
     rooms: Query<(
         Entity,
         &WalkRoom,
@@ -680,8 +680,18 @@ fn draw_room_marks(
     }
     let cyan = Color::srgb(0.3, 0.9, 1.0);
     let violet = Color::srgb(0.75, 0.45, 1.0);
-    for hotspot in &hotspots {
-        if let Some(point) = hotspot.walk_to.filter(|p| p.is_finite()) {
+    // Room pixels to the world, as each room is placed now.
+    let mapping_of = |room: Entity| {
+        let (_, walk_room, global, _) = rooms.get(room).ok()?;
+        let mask = masks.get(&walk_room.mask)?;
+        Some(walk_room.mapping(global, mask.size())).filter(|m| m.is_valid())
+    };
+    for (hotspot, child_of) in &hotspots {
+        if let Some(pixel) = hotspot.walk_to
+            && let Some(mapping) = mapping_of(child_of.parent())
+            && let point = mapping.mask_to_world(walkmask::Point::new(pixel.x, pixel.y))
+            && point.is_finite()
+        {
             gizmos.rect_2d(
                 Isometry2d::new(point, Rot2::degrees(45.0)),
                 Vec2::splat(8.0),
@@ -693,8 +703,14 @@ fn draw_room_marks(
             );
         }
     }
-    for spawn in &spawns {
-        let p = spawn.translation().truncate();
+    for (spawn, child_of) in &spawns {
+        let Some(mapping) = mapping_of(child_of.parent()) else {
+            continue;
+        };
+        let p = mapping.mask_to_world(walkmask::Point::new(spawn.at.x, spawn.at.y));
+        if !p.is_finite() {
+            continue;
+        }
         gizmos.circle_2d(p, 7.0, violet);
         gizmos.cross_2d(p, 5.0, violet);
     }
@@ -710,17 +726,34 @@ fn draw_room_marks(
         if !(min.is_finite() && max.is_finite()) {
             continue;
         }
+        #[cfg(feature = "walk_behinds")]
         let across = |y: f32| (Vec2::new(min.x, y), Vec2::new(max.x, y));
-        let down = |x: f32| (Vec2::new(x, min.y), Vec2::new(x, max.y));
         if let Some(edges) = edges {
+            // Room-pixel columns and rows, from side to side of the mask.
+            let column = |x: f32| {
+                (
+                    walkmask::Point::new(x, 0.0),
+                    walkmask::Point::new(x, size.y),
+                )
+            };
+            let row = |y: f32| {
+                (
+                    walkmask::Point::new(0.0, y),
+                    walkmask::Point::new(size.x, y),
+                )
+            };
             let lines = [
-                edges.left.map(down),
-                edges.right.map(down),
-                edges.top.map(across),
-                edges.bottom.map(across),
+                edges.left.map(column),
+                edges.right.map(column),
+                edges.top.map(row),
+                edges.bottom.map(row),
             ];
             for (from, to) in lines.into_iter().flatten() {
-                gizmos.line_2d(from, to, violet);
+                gizmos.line_2d(
+                    mapping.mask_to_world(from),
+                    mapping.mask_to_world(to),
+                    violet,
+                );
             }
         }
         #[cfg(feature = "walk_behinds")]

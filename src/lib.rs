@@ -187,8 +187,8 @@ pub use layers::TintedByRegion;
 #[cfg(feature = "walk_behinds")]
 pub use layers::walk_behinds::{WalkBehind, WalkBehinds};
 pub use layers::{
-    Edge, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint,
-    WalkedOffEdge,
+    Edge, EnteringRoom, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested,
+    SpawnPoint, WalkedOffEdge,
 };
 pub use layers::{
     Hotspot, HotspotClicks, HotspotCommandsExt, InRegion, Interacting, InteractionArrived,
@@ -460,6 +460,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<RoomExit>()
             .register_type::<LeavingBy>()
             .register_type::<SpawnPoint>()
+            .register_type::<EnteringRoom>()
             .add_message::<WalkedOffEdge>()
             .add_message::<RoomExitRequested>()
             .add_message::<InteractionArrived>()
@@ -529,6 +530,7 @@ impl Plugin for WalkmaskPlugin {
             (
                 (
                     room::place_rooms,
+                    layers::exits::enter_loaded_rooms.run_if(any_with_component::<EnteringRoom>),
                     walk::membership::follow_rooms::<false>,
                     layers::hotspots::cancel_disabled_interactions
                         .run_if(any_with_component::<Interacting>),
@@ -757,6 +759,7 @@ fn forget_removed_walker(removed: On<Remove, Walker>, mut commands: Commands) {
             RegionTint,
             scaling::RegionScale,
             CurrentRoom,
+            EnteringRoom,
             // Only walkers take part in cutscenes: a stripped one would hold off the
             // player's input for good.
             InCutscene,

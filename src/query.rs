@@ -213,16 +213,7 @@ pub struct WalkQuery<'w, 's> {
     hotspot_layers: Query<'w, 's, &'static crate::layers::WalkHotspots>,
     in_regions: Query<'w, 's, &'static InRegion>,
     hotspots: HotspotLookup<'w, 's>,
-    spawn_points: Query<
-        'w,
-        's,
-        (
-            Entity,
-            &'static SpawnPoint,
-            &'static ChildOf,
-            &'static GlobalTransform,
-        ),
-    >,
+    spawn_points: Query<'w, 's, (Entity, &'static SpawnPoint, &'static ChildOf)>,
     #[cfg(feature = "walk_behinds")]
     walk_behinds: Query<'w, 's, &'static crate::layers::walk_behinds::WalkBehinds>,
     masks: Res<'w, Assets<WalkMask>>,
@@ -500,24 +491,30 @@ impl RoomView<'_, '_, '_> {
             other => other,
         };
         let mut spawns = Vec::new();
-        for (spawn, _, child_of, global) in &self.query.spawn_points {
+        for (spawn, spawn_point, child_of) in &self.query.spawn_points {
             if child_of.parent() != self.room {
                 continue;
             }
-            let point = global.translation().truncate();
-            if walkable(point)? {
-                spawns.push((spawn, point));
+            let point = spawn_point.at;
+            let in_world = self
+                .mapping
+                .mask_to_world(walkmask::Point::new(point.x, point.y));
+            if walkable(in_world)? {
+                spawns.push((spawn, in_world));
             } else {
                 problems.push(LayerProblem::SpawnPointNotWalkable { spawn, point });
             }
         }
         for (hotspot, point) in walk_tos {
-            if !walkable(point)? {
+            let in_world = self
+                .mapping
+                .mask_to_world(walkmask::Point::new(point.x, point.y));
+            if !walkable(in_world)? {
                 problems.push(LayerProblem::WalkToNotWalkable { hotspot, point });
                 continue;
             }
             for &(spawn, from) in &spawns {
-                if !self.is_reachable(from, point)? {
+                if !self.is_reachable(from, in_world)? {
                     problems.push(LayerProblem::WalkToUnreachable {
                         hotspot,
                         point,

@@ -553,6 +553,27 @@ pub(crate) enum RoomLookup {
     NoRoom,
 }
 
+/// The world point of `pixel` (room pixels: x right, y down from the walk mask's
+/// top-left corner, as the layers are painted) in `room` as its transforms place it
+/// now, once its mask is loaded.
+pub(crate) fn room_pixel_to_world(world: &World, room: Entity, pixel: Vec2) -> Option<Vec2> {
+    let walk_room = world.get::<WalkRoom>(room)?;
+    let mask = world
+        .get_resource::<Assets<WalkMask>>()?
+        .get(&walk_room.mask)?;
+    // From the transforms as they are now: the room may have been spawned or moved
+    // earlier in the frame.
+    let global = crate::placement::composed_affine(world, room)
+        .map(GlobalTransform::from)
+        .unwrap_or_default();
+    let mapping = walk_room.mapping(&global, mask.size());
+    if !mapping.is_valid() || !pixel.is_finite() {
+        return None;
+    }
+    let at = mapping.mask_to_world(Point::new(pixel.x, pixel.y));
+    at.is_finite().then_some(at)
+}
+
 /// The room of a walker standing at `position` (world): the room it names, else the
 /// only room, else the room whose mask lies under it (the one drawn on top, by world
 /// z, when masks overlap).

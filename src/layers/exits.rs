@@ -7,18 +7,19 @@
 //!   it arrives, the walker walks on to [`RoomExit::walk_off`] if there is one (off
 //!   screen, ignoring the mask), then [`RoomExitRequested`] says where the game should
 //!   take it.
-//! * [`SpawnPoint`]s, children of a room with a `Transform`, are where walkers come in:
+//! * [`SpawnPoint`]s, children of a room at a room pixel, are where walkers come in:
 //!   [`ExitCommandsExt::enter_room`] stops a walker, puts it in the room at the named
 //!   spawn point and turns it.
 
 use bevy::prelude::*;
 
 use super::hotspots::InteractionArrived;
+use crate::asset::WalkMask;
 use crate::facing::{FaceTarget, FacingDirection, turn};
 use crate::outcome::{RequestEnded, RequestOutcome};
 use crate::placement::{Parents, composed_affine, set_world_xy, walker_xy};
 use crate::request::{RequestId, WalkRequest, WalkRoute};
-use crate::room::WalkRoom;
+use crate::room::{MaskMapping, WalkRoom, room_pixel_to_world};
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
 use crate::walk::hurry::{Hurried, Hurry};
@@ -39,8 +40,9 @@ pub enum Edge {
     Bottom,
 }
 
-/// A room's edges: lines (world x or y) that walkers walk off the room across. An
-/// edge left `None` is not there.
+/// A room's edges: lines (a column or a row of room pixels: x right, y down from the
+/// walk mask's top-left corner, as the layers are painted) that walkers walk off the
+/// room across, wherever the room is drawn. An edge left `None` is not there.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -49,7 +51,8 @@ pub enum Edge {
 /// fn setup(mut commands: Commands, assets: Res<AssetServer>) {
 ///     commands.spawn((
 ///         WalkRoom::new(assets.load("rooms/street.walk.png")),
-///         RoomEdges::default().with_left(-900.0).with_right(900.0),
+///         // A 1920-pixel-wide street: off it 20 pixels from either side.
+///         RoomEdges::default().with_left(20.0).with_right(1900.0),
 ///     ));
 ///     commands.add_observer(|off: On<WalkedOffEdge>| info!("{} left by the {:?} edge", off.entity, off.edge));
 /// }
@@ -58,60 +61,62 @@ pub enum Edge {
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]
 pub struct RoomEdges {
-    /// Walkers whose feet are left of this x are off the left edge.
+    /// Walkers whose feet are left of this room-pixel x are off the left edge.
     pub left: Option<f32>,
-    /// Walkers whose feet are right of this x are off the right edge.
+    /// Walkers whose feet are right of this room-pixel x are off the right edge.
     pub right: Option<f32>,
-    /// Walkers whose feet are above this y are off the top edge.
+    /// Walkers whose feet are above this room-pixel y (a smaller y) are off the top
+    /// edge.
     pub top: Option<f32>,
-    /// Walkers whose feet are below this y are off the bottom edge.
+    /// Walkers whose feet are below this room-pixel y (a larger y) are off the bottom
+    /// edge.
     pub bottom: Option<f32>,
 }
 
 impl RoomEdges {
-    /// With the left edge at world x `x`.
+    /// With the left edge at room-pixel x `x`.
     pub fn with_left(mut self, x: f32) -> Self {
         self.left = Some(x);
         self
     }
 
-    /// With the right edge at world x `x`.
+    /// With the right edge at room-pixel x `x`.
     pub fn with_right(mut self, x: f32) -> Self {
         self.right = Some(x);
         self
     }
 
-    /// With the top edge at world y `y`.
+    /// With the top edge at room-pixel y `y`.
     pub fn with_top(mut self, y: f32) -> Self {
         self.top = Some(y);
         self
     }
 
-    /// With the bottom edge at world y `y`.
+    /// With the bottom edge at room-pixel y `y`.
     pub fn with_bottom(mut self, y: f32) -> Self {
         self.bottom = Some(y);
         self
     }
 
-    /// The edge a walker with its feet at `p` (world) is off, if any (left and right
-    /// before top and bottom).
+    /// The edge a walker with its feet at room pixel `p` is off, if any (left and
+    /// right before top and bottom).
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_walkmask::{Edge, RoomEdges};
-    /// let edges = RoomEdges::default().with_left(-10.0).with_bottom(-5.0);
-    /// assert_eq!(edges.off(Vec2::new(-11.0, 0.0)), Some(Edge::Left));
-    /// assert_eq!(edges.off(Vec2::new(0.0, -6.0)), Some(Edge::Bottom));
-    /// assert_eq!(edges.off(Vec2::ZERO), None);
+    /// let edges = RoomEdges::default().with_left(10.0).with_bottom(500.0);
+    /// assert_eq!(edges.off(Vec2::new(9.0, 200.0)), Some(Edge::Left));
+    /// assert_eq!(edges.off(Vec2::new(100.0, 501.0)), Some(Edge::Bottom));
+    /// assert_eq!(edges.off(Vec2::new(100.0, 200.0)), None);
     /// ```
     pub fn off(&self, p: Vec2) -> Option<Edge> {
         if self.left.is_some_and(|x| p.x < x) {
             Some(Edge::Left)
         } else if self.right.is_some_and(|x| p.x > x) {
             Some(Edge::Right)
-        } else if self.top.is_some_and(|y| p.y > y) {
+        } else if self.top.is_some_and(|y| p.y < y) {
             Some(Edge::Top)
-        } else if self.bottom.is_some_and(|y| p.y < y) {
+        } else if self.bottom.is_some_and(|y| p.y > y) {
             Some(Edge::Bottom)
         } else {
             None
@@ -149,22 +154,35 @@ type EdgeWalker = (
 
 /// Follows walkers across their room's edges (after walkers moved) and sends
 /// [`WalkedOffEdge`] for every crossing from inside. Run only while some room has
-/// [`RoomEdges`].
+/// [`RoomEdges`]; a room whose mask is not loaded has no edges yet.
 pub(crate) fn track_edges(
     mut commands: Commands,
     walkers: Query<EdgeWalker>,
-    edges: Query<&RoomEdges>,
+    edges: Query<(&RoomEdges, &WalkRoom, &GlobalTransform)>,
+    masks: Res<Assets<WalkMask>>,
     parents: Parents,
 ) {
+    // The last room's edges and placement (walkers of a room often come in a row).
+    let mut placed: Option<(Entity, RoomEdges, Option<MaskMapping>)> = None;
     for (entity, current, transform, child_of, side) in &walkers {
         let position = walker_xy(transform, child_of, &parents);
         let Some(room) = current.get() else {
             continue;
         };
-        let Ok(room_edges) = edges.get(room) else {
+        if placed.as_ref().is_none_or(|(last, ..)| *last != room) {
+            placed = edges.get(room).ok().map(|(room_edges, walk_room, global)| {
+                let mapping = masks
+                    .get(&walk_room.mask)
+                    .map(|mask| walk_room.mapping(global, mask.size()))
+                    .filter(MaskMapping::is_valid);
+                (room, *room_edges, mapping)
+            });
+        }
+        let Some((_, room_edges, Some(mapping))) = &placed else {
             continue;
         };
-        let off = room_edges.off(position);
+        let pixel = mapping.world_to_mask(position);
+        let off = room_edges.off(Vec2::new(pixel.x, pixel.y));
         let now = EdgeSide { room, off };
         if side == Some(&now) {
             continue;
@@ -196,8 +214,9 @@ pub(crate) fn track_edges(
 ///
 /// fn door(mut commands: Commands, room: Entity) {
 ///     commands.spawn((
-///         Hotspot::new(5, "door").with_walk_to(Vec2::new(400.0, -60.0)),
-///         RoomExit::new("garden", "from the lobby").with_walk_off(Vec2::new(520.0, -60.0)),
+///         // Room pixels: the door's threshold, then off the picture's right side.
+///         Hotspot::new(5, "door").with_walk_to(Vec2::new(1860.0, 600.0)),
+///         RoomExit::new("garden", "from the lobby").with_walk_off(Vec2::new(1980.0, 600.0)),
 ///         ChildOf(room),
 ///     ));
 /// }
@@ -209,8 +228,10 @@ pub struct RoomExit {
     pub to: String,
     /// The spawn point there ([`SpawnPoint::name`]).
     pub spawn: String,
-    /// A point (world) to walk on to before leaving, through walls and off the mask
-    /// (out of the picture), or `None` to leave from the walk-to point.
+    /// A point to walk on to before leaving, through walls and off the mask (out of
+    /// the picture), in room pixels (x right, y down from the walk mask's top-left
+    /// corner, as the layers are painted; a point off the picture is fine), or `None`
+    /// to leave from the walk-to point.
     pub walk_off: Option<Vec2>,
 }
 
@@ -224,7 +245,7 @@ impl RoomExit {
         }
     }
 
-    /// Walks on to `point` (world) before leaving.
+    /// Walks on to `point` (room pixels, see [`RoomExit::walk_off`]) before leaving.
     pub fn with_walk_off(mut self, point: Vec2) -> Self {
         self.walk_off = Some(point);
         self
@@ -325,11 +346,13 @@ pub(crate) fn leave_through_exit(
     let skipped = hurried.get(walker).is_ok_and(|hurried| {
         hurried.how == Hurry::Skip && Some(hurried.request) == arrived.request
     });
-    let walk_off = room_exit
-        .walk_off
-        .filter(|p| p.is_finite())
-        .filter(|_| !skipped);
+    let walk_off = room_exit.walk_off.filter(|_| !skipped);
     commands.queue(move |world: &mut World| {
+        // In the world as the exit's room is placed now.
+        let room = world.get::<ChildOf>(exit).map(ChildOf::parent);
+        let walk_off = walk_off
+            .zip(room)
+            .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel));
         let Some(point) = walk_off else {
             request_exit(world, walker, exit);
             return;
@@ -376,8 +399,9 @@ pub(crate) fn walk_off_ended(
     });
 }
 
-/// Where walkers come into a room: a child of the room with a `Transform` (its
-/// position is the spawn point).
+/// Where walkers come into a room: a child of the room at a room pixel (x right, y
+/// down from the walk mask's top-left corner, as the layers are painted), mapped
+/// through the room's placement when a walker comes in.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -385,27 +409,36 @@ pub(crate) fn walk_off_ended(
 ///
 /// fn gate(mut commands: Commands, garden: Entity) {
 ///     commands.spawn((
-///         SpawnPoint::new("from the lobby").facing(FacingDirection::Right),
-///         Transform::from_xyz(-700.0, -80.0, 0.0),
+///         SpawnPoint::new("from the lobby", Vec2::new(110.0, 760.0))
+///             .facing(FacingDirection::Right),
 ///         ChildOf(garden),
 ///     ));
 /// }
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Clone, Debug, PartialEq)]
-#[require(Transform)]
 pub struct SpawnPoint {
     /// Its name, as exits name it ([`RoomExit::spawn`]).
     pub name: String,
+    /// Where walkers come in (room pixels).
+    pub at: Vec2,
     /// The direction a walker faces when it comes in here.
     pub facing: Option<FacingDirection>,
 }
 
 impl SpawnPoint {
-    /// A spawn point named `name`.
-    pub fn new(name: impl Into<String>) -> Self {
+    /// A spawn point named `name` at room pixel `at`.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::SpawnPoint;
+    /// let door = SpawnPoint::new("door", Vec2::new(1850.0, 540.0));
+    /// assert_eq!(door.at, Vec2::new(1850.0, 540.0));
+    /// ```
+    pub fn new(name: impl Into<String>, at: Vec2) -> Self {
         Self {
             name: name.into(),
+            at,
             facing: None,
         }
     }
@@ -417,12 +450,26 @@ impl SpawnPoint {
     }
 }
 
+/// A walker sent into a room whose walk mask is not loaded yet: it comes in at the
+/// spawn point once the mask is (added and removed by the plugin; saved with the
+/// walker).
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
+pub struct EnteringRoom {
+    /// The room.
+    pub room: Entity,
+    /// The spawn point's name.
+    pub spawn: String,
+}
+
 /// Room changes.
 pub trait ExitCommandsExt {
     /// Stops the walker and puts it in `room` at the [`SpawnPoint`] named `spawn`
     /// (a child of `room`), facing the spawn point's direction: its
     /// [`Walker::room`](crate::Walker::room) becomes `room`. A room without such a
-    /// spawn point leaves the walker where it is, with a warning.
+    /// spawn point leaves the walker where it is, with a warning. While the room's
+    /// walk mask is loading, the walker stands where it is ([`EnteringRoom`]) and
+    /// comes in once the mask is loaded.
     fn enter_room(&mut self, room: Entity, spawn: impl Into<String>) -> &mut Self;
 }
 
@@ -473,14 +520,12 @@ pub(crate) fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn:
     let found = points
         .iter(world)
         .find(|(_, point, child_of)| child_of.parent() == room && point.name == spawn)
-        .map(|(entity, point, _)| (entity, point.facing));
-    let Some((point, facing)) = found else {
+        .map(|(_, point, _)| (point.at, point.facing));
+    if let Ok(mut entity) = world.get_entity_mut(walker) {
+        entity.remove::<EnteringRoom>();
+    }
+    let Some((pixel, facing)) = found else {
         warn!("{walker} stays where it is: room {room} has no spawn point named {spawn:?}");
-        return;
-    };
-    // The spawn point's place from the transforms as they are now: the room may have
-    // been spawned or moved earlier in the frame.
-    let Some(at) = composed_affine(world, point).map(|a| a.translation.truncate()) else {
         return;
     };
     if world.get::<Walker>(walker).is_none() {
@@ -490,8 +535,58 @@ pub(crate) fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn:
     if let Some(mut settings) = world.get_mut::<Walker>(walker) {
         settings.room = Some(room);
     }
+    // The spawn point's place as the room is placed now (it may have been spawned or
+    // moved earlier in the frame).
+    if !pixel.is_finite() {
+        warn!("{walker} stays where it is: spawn point {spawn:?} of room {room} is at {pixel}");
+        return;
+    }
+    let Some(at) = room_pixel_to_world(world, room, pixel) else {
+        // The mask is loading (or the room is placed where nothing can stand).
+        if let Ok(mut entity) = world.get_entity_mut(walker) {
+            entity.insert(EnteringRoom {
+                room,
+                spawn: spawn.to_string(),
+            });
+        }
+        return;
+    };
     place_in_room(world, walker, room, at);
     if let (Some(direction), Ok(mut entity)) = (facing, world.get_entity_mut(walker)) {
         turn(&mut entity, FaceTarget::Direction(direction), at);
+    }
+}
+
+/// Brings in the walkers waiting for a room's mask ([`EnteringRoom`]) once it is
+/// loaded; a walker whose room is gone stays where it is. Runs only while one waits.
+pub(crate) fn enter_loaded_rooms(world: &mut World) {
+    let mut waiting = world.query::<(Entity, &EnteringRoom)>();
+    let ready: Vec<(Entity, Entity, String)> = waiting
+        .iter(world)
+        .filter(|(_, entering)| {
+            world.get::<WalkRoom>(entering.room).is_none_or(|room| {
+                world
+                    .get_resource::<Assets<WalkMask>>()
+                    .is_some_and(|masks| masks.contains(&room.mask))
+            })
+        })
+        .map(|(walker, entering)| (walker, entering.room, entering.spawn.clone()))
+        .collect();
+    for (walker, room, spawn) in ready {
+        // (An observer of a walker brought in before may have despawned this one.)
+        if world.get_entity(walker).is_err() {
+            continue;
+        }
+        if world.get::<WalkRoom>(room).is_none() {
+            world.entity_mut(walker).remove::<EnteringRoom>();
+            warn!("{walker} stays where it is: room {room}, which it was entering, is gone");
+            continue;
+        }
+        enter_room(world, walker, room, &spawn);
+        if let Ok(mut entity) = world.get_entity_mut(walker)
+            && entity.take::<EnteringRoom>().is_some()
+        {
+            warn!("{walker} stays where it is: room {room} is placed where nothing can stand");
+        }
     }
 }

@@ -38,7 +38,7 @@ use crate::facing::{FaceTarget, turn};
 use crate::outcome::{RequestEnded, RequestOutcome, StopReason};
 use crate::placement::{Parents, entity_world_xy, walker_xy};
 use crate::request::{CarriesRequest, RequestId, WalkRequest, keep_ids_after_inserted};
-use crate::room::WalkRoom;
+use crate::room::{WalkRoom, room_pixel_to_world};
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
 use crate::walk::hurry::Hurry;
@@ -63,7 +63,7 @@ use crate::walker::Walker;
 ///         .id();
 ///     commands
 ///         .spawn((
-///             Hotspot::new(1, "bell").with_walk_to(Vec2::new(10.0, -20.0)),
+///             Hotspot::new(1, "bell").with_walk_to(Vec2::new(310.0, 420.0)),
 ///             ChildOf(room),
 ///         ))
 ///         .observe(|arrived: On<InteractionArrived>| {
@@ -169,9 +169,12 @@ pub struct Hotspot {
     /// Whether the pointer picks it and walkers act on it; a disabled hotspot is
     /// floor.
     pub enabled: bool,
-    /// Where a walker stands to act on it (world). `None`: as near as it can get to
-    /// where the hotspot was clicked (or to the hotspot's pixel nearest to it), and
-    /// it acts there whatever that is.
+    /// Where a walker stands to act on it, in room pixels: x right, y down from the
+    /// walk mask's top-left corner, as the layers are painted (`(x + 0.5, y + 0.5)` is
+    /// the centre of pixel `(x, y)`). The plugin maps it through the room's placement
+    /// when a walker sets off, so it holds wherever the room is drawn. `None`: as near
+    /// as it can get to where the hotspot was clicked (or to the hotspot's pixel
+    /// nearest to it), and it acts there whatever that is.
     pub walk_to: Option<Vec2>,
     /// What the walker faces on arrival at the walk-to point. `None`: the hotspot
     /// (where it was clicked, or its pixel nearest to the walk-to point). A verb done
@@ -211,7 +214,15 @@ impl Hotspot {
         }
     }
 
-    /// Walkers stand at `point` (world) to act on it.
+    /// Walkers stand at `point` (room pixels, see [`Hotspot::walk_to`]) to act on it.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::Hotspot;
+    /// // The centre of pixel (120, 340) of the room's layers.
+    /// let door = Hotspot::new(2, "door").with_walk_to(Vec2::new(120.5, 340.5));
+    /// assert_eq!(door.walk_to, Some(Vec2::new(120.5, 340.5)));
+    /// ```
     pub fn with_walk_to(mut self, point: Vec2) -> Self {
         self.walk_to = Some(point);
         self
@@ -308,7 +319,9 @@ pub struct Interacting {
     pub verb: Verb,
     /// The request of the walk there.
     pub request: RequestId,
-    /// The walk-to point, when the hotspot has one: arrival is measured from it.
+    /// The walk-to point in the world (the hotspot's, mapped through its room's
+    /// placement when the walk set off), when the hotspot has one: arrival is
+    /// measured from it.
     pub walk_to: Option<Vec2>,
     /// How near `walk_to` the walk must end (world units).
     pub reach: f32,
@@ -561,7 +574,13 @@ pub(crate) fn start_interaction(
         return;
     };
     let at = at.filter(|p| p.is_finite());
-    let walk_to = spot.walk_to.filter(|p| p.is_finite());
+    // The walk-to point in the world, as the room is placed now (none while the
+    // room's mask is not loaded).
+    let room = world.get::<ChildOf>(hotspot).map(ChildOf::parent);
+    let walk_to = spot
+        .walk_to
+        .zip(room)
+        .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel));
     let reach = spot
         .arrival_radius
         .filter(|r| r.is_finite() && *r >= 0.0)
@@ -843,7 +862,8 @@ pub(crate) struct HotspotLookup<'w, 's> {
 
 impl HotspotLookup<'_, '_> {
     /// The problems of `room`'s hotspot layer against its hotspots (ids without
-    /// pixels, pixels without hotspots), and its hotspots' walk-to points.
+    /// pixels, pixels without hotspots), and its hotspots' walk-to points (room
+    /// pixels).
     pub(crate) fn check(
         &self,
         room: Entity,
@@ -936,7 +956,13 @@ impl HotspotLookup<'_, '_> {
         let hotspot = self.in_room(room, point)?;
         let (_, spot, _) = self.hotspots.get(hotspot).ok()?;
         let walk_to = match spot.policy(verb) {
-            WalkPolicy::WalkThenAct => spot.walk_to.filter(|p| p.is_finite()),
+            WalkPolicy::WalkThenAct => spot.walk_to.and_then(|pixel| {
+                let (_, walk_room, global, _) = self.rooms.get(room).ok()?;
+                let mask = self.masks.get(&walk_room.mask)?;
+                let mapping = walk_room.mapping(global, mask.size());
+                let at = mapping.mask_to_world(walkmask::Point::new(pixel.x, pixel.y));
+                (mapping.is_valid() && at.is_finite()).then_some(at)
+            }),
             WalkPolicy::FaceOnly | WalkPolicy::ActInPlace => None,
         };
         Some((hotspot, walk_to))

@@ -26,8 +26,8 @@ pub mod regions;
 pub mod walk_behinds;
 
 pub use exits::{
-    Edge, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint,
-    WalkedOffEdge,
+    Edge, EnteringRoom, ExitCommandsExt, LeavingBy, RoomEdges, RoomExit, RoomExitRequested,
+    SpawnPoint, WalkedOffEdge,
 };
 pub use hotspots::{
     Hotspot, HotspotClicks, HotspotCommandsExt, Interacting, InteractionArrived,
@@ -92,7 +92,8 @@ pub enum LayerProblem {
     WalkToNotWalkable {
         /// The hotspot.
         hotspot: Entity,
-        /// The point (world).
+        /// The point (room pixels, as [`Hotspot::walk_to`](crate::Hotspot::walk_to)
+        /// gives it).
         point: Vec2,
     },
     /// A hotspot's walk-to point that a walker coming in at a spawn point cannot
@@ -100,7 +101,8 @@ pub enum LayerProblem {
     WalkToUnreachable {
         /// The hotspot.
         hotspot: Entity,
-        /// The point (world).
+        /// The point (room pixels, as [`Hotspot::walk_to`](crate::Hotspot::walk_to)
+        /// gives it).
         point: Vec2,
         /// The spawn point.
         spawn: Entity,
@@ -109,7 +111,7 @@ pub enum LayerProblem {
     SpawnPointNotWalkable {
         /// The spawn point.
         spawn: Entity,
-        /// Where it is (world).
+        /// Where it is ([`SpawnPoint::at`](crate::SpawnPoint::at), room pixels).
         point: Vec2,
     },
     /// Pixels of the walk-behind layer whose id has no baseline: never drawn.
@@ -146,7 +148,7 @@ impl std::fmt::Display for LayerProblem {
             Self::WalkToNotWalkable { hotspot, point } => {
                 write!(
                     f,
-                    "hotspot {hotspot}'s walk-to point {point} is not walkable"
+                    "hotspot {hotspot}'s walk-to point {point} (room pixels) is not walkable"
                 )
             }
             Self::WalkToUnreachable {
@@ -155,10 +157,13 @@ impl std::fmt::Display for LayerProblem {
                 spawn,
             } => write!(
                 f,
-                "hotspot {hotspot}'s walk-to point {point} cannot be reached from spawn point {spawn}"
+                "hotspot {hotspot}'s walk-to point {point} (room pixels) cannot be reached from spawn point {spawn}"
             ),
             Self::SpawnPointNotWalkable { spawn, point } => {
-                write!(f, "spawn point {spawn} at {point} is not walkable")
+                write!(
+                    f,
+                    "spawn point {spawn} at {point} (room pixels) is not walkable"
+                )
             }
             Self::WalkBehindWithoutBaseline { id, pixel } => write!(
                 f,

@@ -77,6 +77,12 @@ pub fn px(x: u32, y: u32) -> Vec2 {
     Vec2::new(x as f32 + 0.5 - 32.0, 24.0 - (y as f32 + 0.5))
 }
 
+/// The centre of mask pixel (px, py) in room pixels, as hotspots' walk-to points,
+/// exits' walk-off points and edges are given.
+pub fn pixel_centre(x: u32, y: u32) -> Vec2 {
+    Vec2::new(x as f32 + 0.5, y as f32 + 0.5)
+}
+
 /// Mask pixel under a world position.
 pub fn pixel_of(world: Vec2) -> (u32, u32) {
     (

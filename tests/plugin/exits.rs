@@ -4,16 +4,17 @@
 //!
 //! Headless app of `tests/common`: the 64 x 48 wall mask (pixel (px, py) is world
 //! (px - 32, 24 - py)) as room A at the origin, and room B, the same mask 1000 units
-//! to the right, with a spawn point "gate" at (990, -10).
+//! to the right, with a spawn point "gate" at (990, -10). Walk-to and walk-off points
+//! and edges are given in room pixels.
 
 use crate::common;
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{Edge, UnreachablePolicy};
+use bevy_walkmask::{Edge, EnteringRoom, UnreachablePolicy};
 use common::{
-    Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, position, px, request,
-    spawn_walker,
+    Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, pixel_centre, position, px,
+    request, spawn_walker,
 };
 
 /// What was seen: edges walked off (observed, and read as messages) and exits.
@@ -59,7 +60,7 @@ fn rooms(pace: Pace) -> Rooms {
         .spawn((
             WalkRoom::new(mask.clone()),
             WalkHotspots::new(layer),
-            RoomEdges::default().with_left(-25.0).with_right(20.0),
+            RoomEdges::default().with_left(7.0).with_right(52.0),
         ))
         .id();
     let b = app
@@ -67,8 +68,7 @@ fn rooms(pace: Pace) -> Rooms {
         .spawn((WalkRoom::new(mask), Transform::from_xyz(1000.0, 0.0, 0.0)))
         .id();
     app.world_mut().spawn((
-        SpawnPoint::new("gate").facing(FacingDirection::Left),
-        Transform::from_xyz(-10.0, -10.0, 0.0),
+        SpawnPoint::new("gate", Vec2::new(22.0, 34.0)).facing(FacingDirection::Left),
         ChildOf(b),
     ));
     Rooms { app, a, b }
@@ -133,8 +133,8 @@ fn an_exit_walks_there_walks_off_and_takes_the_walker_to_the_spawn_point() {
             .app
             .world_mut()
             .spawn((
-                Hotspot::new(1, "door").with_walk_to(px(58, 44)),
-                RoomExit::new("B", "gate").with_walk_off(px(70, 44)),
+                Hotspot::new(1, "door").with_walk_to(pixel_centre(58, 44)),
+                RoomExit::new("B", "gate").with_walk_off(pixel_centre(70, 44)),
                 ChildOf(a),
             ))
             .id();
@@ -194,6 +194,167 @@ fn an_exit_walks_there_walks_off_and_takes_the_walker_to_the_spawn_point() {
     }
 }
 
+/// What belongs to a room is given in room pixels and follows the room wherever it
+/// is drawn: in a room moved to (-500, 300) and drawn twice its size, an exit's walk
+/// ends at its walk-to pixel and walks on to its walk-off pixel, and a walker that
+/// crosses the left edge's pixel column walks off it. (When these were world points
+/// the same numbers lay far outside the room.)
+#[test]
+fn points_given_in_room_pixels_follow_the_room_where_it_is_drawn() {
+    #[derive(Resource, Default)]
+    struct Arrivals(Vec<(Vec2, bool)>);
+    for pace in Pace::BOTH {
+        let mut app = headless_app(pace.plugin());
+        add_log(&mut app);
+        app.init_resource::<Seen>()
+            .init_resource::<Arrivals>()
+            .add_systems(Last, read_edges)
+            .add_observer(|e: On<InteractionArrived>, mut seen: ResMut<Arrivals>| {
+                seen.0.push((e.position, e.at_walk_to));
+            })
+            .add_observer(|e: On<WalkedOffEdge>, mut seen: ResMut<Seen>| {
+                seen.edges.push((e.entity, e.edge));
+            })
+            .add_observer(|e: On<RoomExitRequested>, mut seen: ResMut<Seen>| {
+                seen.exits.push((e.entity, e.to.clone(), e.spawn.clone()));
+            });
+        let mask = add_mask(&mut app, 64, 48, common::room_pixel);
+        let layer = add_mask(&mut app, 64, 48, |x, y| u8::from(x >= 56 && y >= 40));
+        let placed = Transform::from_xyz(-500.0, 300.0, 0.0).with_scale(Vec3::new(2.0, 2.0, 1.0));
+        let world_of = |pixel: Vec2| {
+            placed
+                .transform_point(Vec3::new(pixel.x - 32.0, 24.0 - pixel.y, 0.0))
+                .truncate()
+        };
+        let room = app
+            .world_mut()
+            .spawn((
+                WalkRoom::new(mask),
+                WalkHotspots::new(layer),
+                RoomEdges::default().with_left(7.0),
+                placed,
+            ))
+            .id();
+        let door = app
+            .world_mut()
+            .spawn((
+                Hotspot::new(1, "door").with_walk_to(pixel_centre(58, 44)),
+                RoomExit::new("B", "gate").with_walk_off(pixel_centre(70, 44)),
+                ChildOf(room),
+            ))
+            .id();
+        let start = world_of(pixel_centre(36, 44));
+        let leaving = spawn_walker(&mut app, Walker::new(150.0).with_room(room), start);
+        let wandering = spawn_walker(&mut app, Walker::new(150.0).with_room(room), start);
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        app.world_mut()
+            .commands()
+            .entity(leaving)
+            .interact(door, Verb::INTERACT);
+        clock.until(&mut app, 600, |w| !w.resource::<Seen>().exits.is_empty());
+        let arrivals = &app.world().resource::<Arrivals>().0;
+        assert_eq!(arrivals.len(), 1, "{pace:?}");
+        let (arrived_at, at_walk_to) = arrivals[0];
+        assert!(at_walk_to, "{pace:?}");
+        assert!(
+            arrived_at.distance(world_of(pixel_centre(58, 44))) < 1e-3,
+            "{pace:?}: arrived at {arrived_at}"
+        );
+        assert!(
+            position(&app, leaving).distance(world_of(pixel_centre(70, 44))) < 1e-3,
+            "{pace:?}: walked off to {}",
+            position(&app, leaving)
+        );
+        let away = request(&mut app, wandering, world_of(pixel_centre(2, 42)));
+        clock.until(&mut app, 600, |w| {
+            w.resource::<Log>()
+                .of(away)
+                .iter()
+                .any(|e| matches!(e.kind, Kind::Arrived(_)))
+        });
+        assert_eq!(edges_of(&app, wandering), [Edge::Left], "{pace:?}");
+        assert_eq!(edges_of(&app, leaving), [], "{pace:?}");
+    }
+}
+
+/// A walker sent into a room whose mask is still loading waits where it is, stopped
+/// and named into the room, and comes in at the spawn point (room pixels) in the
+/// frame the mask is there; a second walker sent into a room that is despawned
+/// before its mask loads stays where it is.
+#[test]
+fn entering_a_room_whose_mask_is_loading_waits_for_the_mask() {
+    let mut r = rooms(Pace::Exact(0));
+    let walker = spawn_walker(&mut r.app, Walker::new(100.0), px(36, 44));
+    let other = spawn_walker(&mut r.app, Walker::new(100.0), px(30, 44));
+    r.app.update();
+    let loading = r
+        .app
+        .world()
+        .resource::<Assets<WalkMask>>()
+        .reserve_handle();
+    let (c, gone) = {
+        let world = r.app.world_mut();
+        let c = world
+            .spawn((
+                WalkRoom::new(loading.clone()),
+                Transform::from_xyz(-2000.0, 0.0, 0.0),
+            ))
+            .id();
+        world.spawn((SpawnPoint::new("dock", Vec2::new(37.0, 30.0)), ChildOf(c)));
+        let gone = world.spawn(WalkRoom::new(loading.clone())).id();
+        world.spawn((
+            SpawnPoint::new("dock", Vec2::new(37.0, 30.0)),
+            ChildOf(gone),
+        ));
+        (c, gone)
+    };
+    let walking = request(&mut r.app, walker, px(10, 44));
+    r.app.update();
+    r.app
+        .world_mut()
+        .commands()
+        .entity(walker)
+        .enter_room(c, "dock");
+    r.app
+        .world_mut()
+        .commands()
+        .entity(other)
+        .enter_room(gone, "dock");
+    for _ in 0..5 {
+        r.app.update();
+    }
+    let standing = position(&r.app, walker);
+    assert!(
+        standing.x > -100.0,
+        "placed before the mask loaded: {standing}"
+    );
+    assert_eq!(r.app.world().get::<Walker>(walker).unwrap().room, Some(c));
+    assert!(
+        r.app.world().get::<WalkPath>(walker).is_none(),
+        "still walking"
+    );
+    assert!(r.app.world().get::<EnteringRoom>(walker).is_some());
+    r.app.world_mut().despawn(gone);
+    let mask = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, common::room_pixel).unwrap();
+    r.app
+        .world_mut()
+        .resource_mut::<Assets<WalkMask>>()
+        .insert(loading.id(), WalkMask::new(mask))
+        .unwrap();
+    r.app.update();
+    assert_eq!(position(&r.app, walker), Vec2::new(-1995.0, -6.0));
+    assert!(r.app.world().get::<EnteringRoom>(walker).is_none());
+    assert!(r.app.world().get::<EnteringRoom>(other).is_none());
+    assert_eq!(position(&r.app, other), px(30, 44), "the other stays");
+    r.app.update();
+    assert_eq!(
+        r.app.world().get::<CurrentRoom>(walker).unwrap().get(),
+        Some(c)
+    );
+    assert_contract(r.app.world().resource::<Log>(), &[walking]);
+}
+
 /// A spawn point that does not exist leaves the walker where it is.
 #[test]
 fn an_unknown_spawn_point_leaves_the_walker_where_it_is() {
@@ -220,7 +381,7 @@ fn door(r: &mut Rooms, spot: Hotspot) -> Entity {
         .spawn((
             spot.with_verb(Verb::LOOK, WalkPolicy::FaceOnly)
                 .with_verb("use", WalkPolicy::ActInPlace),
-            RoomExit::new("B", "gate").with_walk_off(px(70, 44)),
+            RoomExit::new("B", "gate").with_walk_off(pixel_centre(70, 44)),
             ChildOf(a),
         ))
         .id()
@@ -236,9 +397,12 @@ fn door(r: &mut Rooms, spot: Hotspot) -> Entity {
 fn only_a_walk_to_the_exit_leaves_by_it() {
     for pace in Pace::BOTH {
         let mut r = rooms(pace);
-        let door = door(&mut r, Hotspot::new(1, "door").with_walk_to(px(58, 44)));
+        let door = door(
+            &mut r,
+            Hotspot::new(1, "door").with_walk_to(pixel_centre(58, 44)),
+        );
         // Its walk-to point inside the wall: a walk there ends beside it.
-        let mut far = Hotspot::new(2, "hatch").with_walk_to(px(31, 20));
+        let mut far = Hotspot::new(2, "hatch").with_walk_to(pixel_centre(31, 20));
         far.arrival_radius = Some(0.0);
         let walled = door_in_wall(&mut r, far.with_unreachable(UnreachablePolicy::ActAnyway));
         let walker = spawn_walker(&mut r.app, Walker::new(150.0), px(36, 44));
@@ -292,7 +456,7 @@ fn door_in_wall(r: &mut Rooms, spot: Hotspot) -> Entity {
         .world_mut()
         .spawn((
             spot,
-            RoomExit::new("C", "gate").with_walk_off(px(31, 2)),
+            RoomExit::new("C", "gate").with_walk_off(pixel_centre(31, 2)),
             ChildOf(a),
         ))
         .id()
@@ -310,7 +474,10 @@ struct Acted(Vec<(Entity, Verb, bool)>);
 fn a_skipped_walk_to_an_exit_leaves_without_the_walk_off() {
     for pace in Pace::BOTH {
         let mut r = rooms(pace);
-        let door = door(&mut r, Hotspot::new(1, "door").with_walk_to(px(58, 44)));
+        let door = door(
+            &mut r,
+            Hotspot::new(1, "door").with_walk_to(pixel_centre(58, 44)),
+        );
         let walker = spawn_walker(&mut r.app, Walker::new(60.0), px(4, 44));
         let mut clock = pace.clock();
         clock.frame(&mut r.app);
@@ -356,11 +523,7 @@ fn entering_a_room_spawned_in_the_same_flush_places_the_walker_in_it() {
             let c = world
                 .spawn((WalkRoom::new(mask), Transform::from_xyz(-2000.0, 0.0, 0.0)))
                 .id();
-            world.spawn((
-                SpawnPoint::new("dock"),
-                Transform::from_xyz(5.0, -6.0, 0.0),
-                ChildOf(c),
-            ));
+            world.spawn((SpawnPoint::new("dock", Vec2::new(37.0, 30.0)), ChildOf(c)));
             world.commands().entity(walker).enter_room(c, "dock");
             world.commands().entity(a).despawn();
         });

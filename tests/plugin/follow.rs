@@ -12,8 +12,8 @@ use crate::common;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use common::{
-    Kind, Log, Pace, add_mask, assert_contract, pixel_of, position, px, request, room_pixel,
-    spawn_walker, wall_room_app,
+    Kind, Log, Pace, add_mask, assert_contract, pixel_centre, pixel_of, position, px, request,
+    room_pixel, spawn_walker, wall_room_app,
 };
 
 /// Every request the log saw, each with its one answer and (if answered) one end.
@@ -112,11 +112,8 @@ fn a_follower_comes_along_into_the_next_room() {
             .world_mut()
             .spawn((WalkRoom::new(mask), Transform::from_xyz(1000.0, 0.0, 0.0)))
             .id();
-        app.world_mut().spawn((
-            SpawnPoint::new("door"),
-            Transform::from_translation(px(10, 44).extend(0.0)),
-            ChildOf(next),
-        ));
+        app.world_mut()
+            .spawn((SpawnPoint::new("door", pixel_centre(10, 44)), ChildOf(next)));
         let leader = spawn_walker(&mut app, Walker::new(90.0).with_radius(1.5), px(6, 44));
         let follower = follower(&mut app, px(3, 30), WalkFollow::new(leader));
         let mut clock = pace.clock();

@@ -16,8 +16,8 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{LayerProblem, UnreachablePolicy, WalkPolicy};
 use common::{
-    Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, pixel_of, position, px,
-    request, spawn_walker,
+    Kind, Log, Pace, add_log, add_mask, assert_contract, headless_app, pixel_centre, pixel_of,
+    position, px, request, spawn_walker,
 };
 
 fn room_pixel(x: u32, y: u32) -> u8 {
@@ -122,7 +122,7 @@ fn room(pace: Pace, layer_factor: u32, vault: Hotspot) -> Room {
         .spawn((WalkRoom::new(mask), WalkHotspots::new(layer)))
         .id();
     let mut spawn = |hotspot: Hotspot| app.world_mut().spawn((hotspot, ChildOf(room))).id();
-    let bell = spawn(Hotspot::new(1, "bell").with_walk_to(px(42, 20)));
+    let bell = spawn(Hotspot::new(1, "bell").with_walk_to(pixel_centre(42, 20)));
     let sign = spawn(Hotspot::new(2, "sign"));
     let vault = spawn(vault);
     let lamp = spawn(Hotspot::new(4, "lamp"));
@@ -137,7 +137,7 @@ fn room(pace: Pace, layer_factor: u32, vault: Hotspot) -> Room {
 }
 
 fn vault() -> Hotspot {
-    Hotspot::new(3, "vault").with_walk_to(px(58, 40))
+    Hotspot::new(3, "vault").with_walk_to(pixel_centre(58, 40))
 }
 
 /// Frames until `walker` has an interaction ending and no [`Interacting`], then a
@@ -611,7 +611,7 @@ fn the_layer_check_reports_what_is_wrong_with_the_layers() {
     r.app
         .world_mut()
         .entity_mut(sign)
-        .insert(Hotspot::new(2, "sign").with_walk_to(px(31, 12)));
+        .insert(Hotspot::new(2, "sign").with_walk_to(pixel_centre(31, 12)));
     let ghost = r
         .app
         .world_mut()
@@ -621,20 +621,12 @@ fn the_layer_check_reports_what_is_wrong_with_the_layers() {
     let door = r
         .app
         .world_mut()
-        .spawn((
-            SpawnPoint::new("door"),
-            Transform::from_translation(px(36, 44).extend(0.0)),
-            ChildOf(room),
-        ))
+        .spawn((SpawnPoint::new("door", pixel_centre(36, 44)), ChildOf(room)))
         .id();
     let wall = r
         .app
         .world_mut()
-        .spawn((
-            SpawnPoint::new("wall"),
-            Transform::from_translation(px(31, 20).extend(0.0)),
-            ChildOf(room),
-        ))
+        .spawn((SpawnPoint::new("wall", pixel_centre(31, 20)), ChildOf(room)))
         .id();
     let regions = add_mask(&mut r.app, 64, 48, |x, _| u8::from(x < 3));
     r.app.world_mut().entity_mut(room).insert(
@@ -669,15 +661,16 @@ fn the_layer_check_reports_what_is_wrong_with_the_layers() {
         P::RegionWithoutPixels { id: 2 },
         P::SpawnPointNotWalkable {
             spawn: wall,
-            point: px(31, 20),
+            point: pixel_centre(31, 20),
         },
+        // Walk-to points as given, in room pixels.
         P::WalkToNotWalkable {
             hotspot: sign,
-            point: px(31, 12),
+            point: pixel_centre(31, 12),
         },
         P::WalkToUnreachable {
             hotspot: vault,
-            point: px(58, 40),
+            point: pixel_centre(58, 40),
             spawn: door,
         },
     ];

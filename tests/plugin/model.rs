@@ -58,7 +58,7 @@ use bevy_walkmask::prelude::*;
 use bevy_walkmask::{AnswerTiming, Hurry, LeavingBy, PlannerStatus, WalkStats};
 use common::{
     FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, deterministic, headless_app,
-    left_button, put_cursor, px, request, run, run_until, window_and_camera,
+    left_button, pixel_centre, put_cursor, px, request, run, run_until, window_and_camera,
 };
 
 /// The room's region layer: 1 on the band x = 10..=12, 2 on the line x = 20 (one
@@ -130,11 +130,11 @@ struct DespawnOnArrival;
 fn hotspot(id: u8) -> Hotspot {
     match id {
         1 => Hotspot::new(1, "floor")
-            .with_walk_to(px(8, 40))
+            .with_walk_to(pixel_centre(8, 40))
             .with_verb(Verb::LOOK, bevy_walkmask::WalkPolicy::FaceOnly)
             .with_verb("use", bevy_walkmask::WalkPolicy::ActInPlace),
         2 => Hotspot::new(2, "wall")
-            .with_walk_to(px(31, 10))
+            .with_walk_to(pixel_centre(31, 10))
             .with_unreachable(bevy_walkmask::UnreachablePolicy::ActWithin(4.0)),
         _ => Hotspot::new(3, "band")
             .with_verb(Verb::LOOK, bevy_walkmask::WalkPolicy::FaceOnly)
@@ -409,7 +409,8 @@ impl Case {
         // picture at the bottom), 1000 units to the right, where walkers come in at
         // its gate and from which the same way leads back.
         app.world_mut().entity_mut(hotspots[0]).insert(
-            RoomExit::new("second", "gate").with_walk_off(px(8, 40) + Vec2::new(0.0, -12.0)),
+            RoomExit::new("second", "gate")
+                .with_walk_off(pixel_centre(8, 40) + Vec2::new(0.0, 12.0)),
         );
         let second = app
             .world_mut()
@@ -420,8 +421,7 @@ impl Case {
             ))
             .id();
         app.world_mut().spawn((
-            SpawnPoint::new("gate"),
-            Transform::from_translation(px(50, 40).extend(0.0)),
+            SpawnPoint::new("gate", pixel_centre(50, 40)),
             ChildOf(second),
         ));
         let mut case = Self {
