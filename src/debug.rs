@@ -684,13 +684,17 @@ fn draw_room_marks(
     let mapping_of = |room: Entity| {
         let (_, walk_room, global, _) = rooms.get(room).ok()?;
         let mask = masks.get(&walk_room.mask)?;
-        Some(walk_room.mapping(global, mask.size())).filter(|m| m.is_valid())
+        Some((walk_room.mapping(global, mask.size()), walk_room.scale))
+            .filter(|(m, _)| m.is_valid())
+    };
+    let in_world = |(mapping, scale): (crate::MaskMapping, f32), pixel: Vec2| {
+        Some(mapping.mask_to_world(walkmask::Point::new(pixel.x / scale, pixel.y / scale)))
+            .filter(|p| p.is_finite())
     };
     for (hotspot, child_of) in &hotspots {
         if let Some(pixel) = hotspot.walk_to
-            && let Some(mapping) = mapping_of(child_of.parent())
-            && let point = mapping.mask_to_world(walkmask::Point::new(pixel.x, pixel.y))
-            && point.is_finite()
+            && let Some(placed) = mapping_of(child_of.parent())
+            && let Some(point) = in_world(placed, pixel)
         {
             gizmos.rect_2d(
                 Isometry2d::new(point, Rot2::degrees(45.0)),
@@ -704,13 +708,10 @@ fn draw_room_marks(
         }
     }
     for (spawn, child_of) in &spawns {
-        let Some(mapping) = mapping_of(child_of.parent()) else {
+        let Some(p) = mapping_of(child_of.parent()).and_then(|placed| in_world(placed, spawn.at))
+        else {
             continue;
         };
-        let p = mapping.mask_to_world(walkmask::Point::new(spawn.at.x, spawn.at.y));
-        if !p.is_finite() {
-            continue;
-        }
         gizmos.circle_2d(p, 7.0, violet);
         gizmos.cross_2d(p, 5.0, violet);
     }
@@ -730,16 +731,17 @@ fn draw_room_marks(
         let across = |y: f32| (Vec2::new(min.x, y), Vec2::new(max.x, y));
         if let Some(edges) = edges {
             // Room-pixel columns and rows, from side to side of the mask.
+            let s = room.scale;
             let column = |x: f32| {
                 (
-                    walkmask::Point::new(x, 0.0),
-                    walkmask::Point::new(x, size.y),
+                    walkmask::Point::new(x / s, 0.0),
+                    walkmask::Point::new(x / s, size.y),
                 )
             };
             let row = |y: f32| {
                 (
-                    walkmask::Point::new(0.0, y),
-                    walkmask::Point::new(size.x, y),
+                    walkmask::Point::new(0.0, y / s),
+                    walkmask::Point::new(size.x, y / s),
                 )
             };
             let lines = [

@@ -309,6 +309,7 @@ impl<'w, 's> WalkQuery<'w, 's> {
             mask,
             painted,
             mapping,
+            pixel_scale: walk_room.scale,
             areas,
             radius,
             position: None,
@@ -326,6 +327,8 @@ pub struct RoomView<'q, 'w, 's> {
     painted: &'q WalkMask,
     mask: &'q WalkMask,
     mapping: MaskMapping,
+    /// Room pixels per mask pixel ([`WalkRoom::scale`]).
+    pixel_scale: f32,
     areas: AreaSet,
     radius: f32,
     position: Option<Vec2>,
@@ -496,9 +499,10 @@ impl RoomView<'_, '_, '_> {
                 continue;
             }
             let point = spawn_point.at;
-            let in_world = self
-                .mapping
-                .mask_to_world(walkmask::Point::new(point.x, point.y));
+            let in_world = self.mapping.mask_to_world(walkmask::Point::new(
+                point.x / self.pixel_scale,
+                point.y / self.pixel_scale,
+            ));
             if walkable(in_world)? {
                 spawns.push((spawn, in_world));
             } else {
@@ -506,9 +510,10 @@ impl RoomView<'_, '_, '_> {
             }
         }
         for (hotspot, point) in walk_tos {
-            let in_world = self
-                .mapping
-                .mask_to_world(walkmask::Point::new(point.x, point.y));
+            let in_world = self.mapping.mask_to_world(walkmask::Point::new(
+                point.x / self.pixel_scale,
+                point.y / self.pixel_scale,
+            ));
             if !walkable(in_world)? {
                 problems.push(LayerProblem::WalkToNotWalkable { hotspot, point });
                 continue;

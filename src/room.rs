@@ -355,6 +355,28 @@ impl WalkRoom {
         self.areas.set(id, on);
     }
 
+    /// The mask point at room pixel `pixel`. Room pixels are the room's own units
+    /// from the walk mask's top-left corner, x right and y down: the picture's pixels
+    /// when the picture is drawn one unit per pixel, whatever the mask's resolution
+    /// (a half-resolution mask with `scale` 2 keeps them).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRoom;
+    /// use bevy_walkmask::walkmask::Point;
+    /// let room = WalkRoom::new(Handle::default()).with_scale(2.0);
+    /// assert_eq!(room.room_pixel_to_mask(Vec2::new(972.0, 470.0)), Point::new(486.0, 235.0));
+    /// assert_eq!(room.mask_to_room_pixel(Point::new(486.0, 235.0)), Vec2::new(972.0, 470.0));
+    /// ```
+    pub fn room_pixel_to_mask(&self, pixel: Vec2) -> Point {
+        Point::new(pixel.x / self.scale, pixel.y / self.scale)
+    }
+
+    /// The room pixel at mask point `p` (see [`WalkRoom::room_pixel_to_mask`]).
+    pub fn mask_to_room_pixel(&self, p: Point) -> Vec2 {
+        Vec2::new(p.x, p.y) * self.scale
+    }
+
     /// The mapping between this room's mask (of `size` pixels) and the world, for a
     /// room placed at `room`.
     ///
@@ -553,9 +575,8 @@ pub(crate) enum RoomLookup {
     NoRoom,
 }
 
-/// The world point of `pixel` (room pixels: x right, y down from the walk mask's
-/// top-left corner, as the layers are painted) in `room` as its transforms place it
-/// now, once its mask is loaded.
+/// The world point of `pixel` (room pixels, see [`WalkRoom::room_pixel_to_mask`]) in
+/// `room` as its transforms place it now, once its mask is loaded.
 pub(crate) fn room_pixel_to_world(world: &World, room: Entity, pixel: Vec2) -> Option<Vec2> {
     let walk_room = world.get::<WalkRoom>(room)?;
     let mask = world
@@ -570,7 +591,7 @@ pub(crate) fn room_pixel_to_world(world: &World, room: Entity, pixel: Vec2) -> O
     if !mapping.is_valid() || !pixel.is_finite() {
         return None;
     }
-    let at = mapping.mask_to_world(Point::new(pixel.x, pixel.y));
+    let at = mapping.mask_to_world(walk_room.room_pixel_to_mask(pixel));
     at.is_finite().then_some(at)
 }
 

@@ -41,8 +41,9 @@ pub enum Edge {
 }
 
 /// A room's edges: lines (a column or a row of room pixels: x right, y down from the
-/// walk mask's top-left corner, as the layers are painted) that walkers walk off the
-/// room across, wherever the room is drawn. An edge left `None` is not there.
+/// walk mask's top-left corner, one per picture pixel, see
+/// [`WalkRoom::room_pixel_to_mask`]) that walkers walk off the room across, wherever
+/// the room is drawn. An edge left `None` is not there.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -163,7 +164,7 @@ pub(crate) fn track_edges(
     parents: Parents,
 ) {
     // The last room's edges and placement (walkers of a room often come in a row).
-    let mut placed: Option<(Entity, RoomEdges, Option<MaskMapping>)> = None;
+    let mut placed: Option<(Entity, RoomEdges, Option<MaskMapping>, f32)> = None;
     for (entity, current, transform, child_of, side) in &walkers {
         let position = walker_xy(transform, child_of, &parents);
         let Some(room) = current.get() else {
@@ -175,14 +176,15 @@ pub(crate) fn track_edges(
                     .get(&walk_room.mask)
                     .map(|mask| walk_room.mapping(global, mask.size()))
                     .filter(MaskMapping::is_valid);
-                (room, *room_edges, mapping)
+                (room, *room_edges, mapping, walk_room.scale)
             });
         }
-        let Some((_, room_edges, Some(mapping))) = &placed else {
+        let Some((_, room_edges, Some(mapping), scale)) = &placed else {
             continue;
         };
-        let pixel = mapping.world_to_mask(position);
-        let off = room_edges.off(Vec2::new(pixel.x, pixel.y));
+        // The feet in room pixels (mask pixels times the room's scale).
+        let feet = mapping.world_to_mask(position);
+        let off = room_edges.off(Vec2::new(feet.x, feet.y) * *scale);
         let now = EdgeSide { room, off };
         if side == Some(&now) {
             continue;
@@ -230,8 +232,8 @@ pub struct RoomExit {
     pub spawn: String,
     /// A point to walk on to before leaving, through walls and off the mask (out of
     /// the picture), in room pixels (x right, y down from the walk mask's top-left
-    /// corner, as the layers are painted; a point off the picture is fine), or `None`
-    /// to leave from the walk-to point.
+    /// corner, one per picture pixel, see [`WalkRoom::room_pixel_to_mask`]; a point
+    /// off the picture is fine), or `None` to leave from the walk-to point.
     pub walk_off: Option<Vec2>,
 }
 
@@ -400,8 +402,9 @@ pub(crate) fn walk_off_ended(
 }
 
 /// Where walkers come into a room: a child of the room at a room pixel (x right, y
-/// down from the walk mask's top-left corner, as the layers are painted), mapped
-/// through the room's placement when a walker comes in.
+/// down from the walk mask's top-left corner, one per picture pixel, see
+/// [`WalkRoom::room_pixel_to_mask`]), mapped through the room's placement when a
+/// walker comes in.
 ///
 /// ```
 /// use bevy::prelude::*;

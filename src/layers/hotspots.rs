@@ -170,8 +170,9 @@ pub struct Hotspot {
     /// floor.
     pub enabled: bool,
     /// Where a walker stands to act on it, in room pixels: x right, y down from the
-    /// walk mask's top-left corner, as the layers are painted (`(x + 0.5, y + 0.5)` is
-    /// the centre of pixel `(x, y)`). The plugin maps it through the room's placement
+    /// walk mask's top-left corner, one per picture pixel (see
+    /// [`WalkRoom::room_pixel_to_mask`]; `(x + 0.5, y + 0.5)` is the centre of pixel
+    /// `(x, y)`). The plugin maps it through the room's placement
     /// when a walker sets off, so it holds wherever the room is drawn. `None`: as near
     /// as it can get to where the hotspot was clicked (or to the hotspot's pixel
     /// nearest to it), and it acts there whatever that is.
@@ -960,7 +961,7 @@ impl HotspotLookup<'_, '_> {
                 let (_, walk_room, global, _) = self.rooms.get(room).ok()?;
                 let mask = self.masks.get(&walk_room.mask)?;
                 let mapping = walk_room.mapping(global, mask.size());
-                let at = mapping.mask_to_world(walkmask::Point::new(pixel.x, pixel.y));
+                let at = mapping.mask_to_world(walk_room.room_pixel_to_mask(pixel));
                 (mapping.is_valid() && at.is_finite()).then_some(at)
             }),
             WalkPolicy::FaceOnly | WalkPolicy::ActInPlace => None,

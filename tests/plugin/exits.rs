@@ -37,7 +37,9 @@ struct Rooms {
     b: Entity,
 }
 
-fn rooms(pace: Pace) -> Rooms {
+/// The headless app with `pace`, the outcome log, and what is [`Seen`] and
+/// [`Acted`] on.
+fn watching_app(pace: Pace) -> App {
     let mut app = headless_app(pace.plugin());
     add_log(&mut app);
     app.init_resource::<Seen>()
@@ -52,6 +54,11 @@ fn rooms(pace: Pace) -> Rooms {
         .add_observer(|e: On<RoomExitRequested>, mut seen: ResMut<Seen>| {
             seen.exits.push((e.entity, e.to.clone(), e.spawn.clone()));
         });
+    app
+}
+
+fn rooms(pace: Pace) -> Rooms {
+    let mut app = watching_app(pace);
     let mask = add_mask(&mut app, 64, 48, common::room_pixel);
     // The exit: a door at x = 56..=63, y = 40..=47 (bottom right).
     let layer = add_mask(&mut app, 64, 48, |x, y| u8::from(x >= 56 && y >= 40));
@@ -195,32 +202,40 @@ fn an_exit_walks_there_walks_off_and_takes_the_walker_to_the_spawn_point() {
 }
 
 /// What belongs to a room is given in room pixels and follows the room wherever it
-/// is drawn: in a room moved to (-500, 300) and drawn twice its size, an exit's walk
-/// ends at its walk-to pixel and walks on to its walk-off pixel, and a walker that
-/// crosses the left edge's pixel column walks off it. (When these were world points
-/// the same numbers lay far outside the room.)
+/// is drawn: in a room moved to (-500, 300) and drawn twice its size, and in one
+/// whose mask is at half resolution (`WalkRoom::scale` 2: room pixels stay the
+/// picture's), an exit's walk ends at its walk-to pixel and walks on to its walk-off
+/// pixel, and a walker that crosses the left edge's pixel column walks off it. (When
+/// these were world points the same numbers lay far outside the room.)
 #[test]
 fn points_given_in_room_pixels_follow_the_room_where_it_is_drawn() {
     #[derive(Resource, Default)]
     struct Arrivals(Vec<(Vec2, bool)>);
-    for pace in Pace::BOTH {
-        let mut app = headless_app(pace.plugin());
-        add_log(&mut app);
-        app.init_resource::<Seen>()
-            .init_resource::<Arrivals>()
-            .add_systems(Last, read_edges)
-            .add_observer(|e: On<InteractionArrived>, mut seen: ResMut<Arrivals>| {
+    let placements = [
+        (
+            1u32,
+            Transform::from_xyz(-500.0, 300.0, 0.0).with_scale(Vec3::new(2.0, 2.0, 1.0)),
+        ),
+        (2, Transform::from_xyz(300.0, -200.0, 0.0)),
+    ];
+    for (pace, (down, placed)) in Pace::BOTH
+        .into_iter()
+        .flat_map(|pace| placements.map(|placement| (pace, placement)))
+    {
+        let mut app = watching_app(pace);
+        app.init_resource::<Arrivals>().add_observer(
+            |e: On<InteractionArrived>, mut seen: ResMut<Arrivals>| {
                 seen.0.push((e.position, e.at_walk_to));
-            })
-            .add_observer(|e: On<WalkedOffEdge>, mut seen: ResMut<Seen>| {
-                seen.edges.push((e.entity, e.edge));
-            })
-            .add_observer(|e: On<RoomExitRequested>, mut seen: ResMut<Seen>| {
-                seen.exits.push((e.entity, e.to.clone(), e.spawn.clone()));
-            });
-        let mask = add_mask(&mut app, 64, 48, common::room_pixel);
-        let layer = add_mask(&mut app, 64, 48, |x, y| u8::from(x >= 56 && y >= 40));
-        let placed = Transform::from_xyz(-500.0, 300.0, 0.0).with_scale(Vec3::new(2.0, 2.0, 1.0));
+            },
+        );
+        // The room is 64 x 48 room pixels; its mask and layer `down` times smaller.
+        let (w, h) = (64 / down, 48 / down);
+        let mask = add_mask(&mut app, w, h, |x, y| {
+            common::room_pixel(x * down, y * down)
+        });
+        let layer = add_mask(&mut app, w, h, |x, y| {
+            u8::from(x * down >= 56 && y * down >= 40)
+        });
         let world_of = |pixel: Vec2| {
             placed
                 .transform_point(Vec3::new(pixel.x - 32.0, 24.0 - pixel.y, 0.0))
@@ -229,7 +244,7 @@ fn points_given_in_room_pixels_follow_the_room_where_it_is_drawn() {
         let room = app
             .world_mut()
             .spawn((
-                WalkRoom::new(mask),
+                WalkRoom::new(mask).with_scale(down as f32),
                 WalkHotspots::new(layer),
                 RoomEdges::default().with_left(7.0),
                 placed,
@@ -254,16 +269,16 @@ fn points_given_in_room_pixels_follow_the_room_where_it_is_drawn() {
             .interact(door, Verb::INTERACT);
         clock.until(&mut app, 600, |w| !w.resource::<Seen>().exits.is_empty());
         let arrivals = &app.world().resource::<Arrivals>().0;
-        assert_eq!(arrivals.len(), 1, "{pace:?}");
+        assert_eq!(arrivals.len(), 1, "{pace:?}, mask 1/{down}");
         let (arrived_at, at_walk_to) = arrivals[0];
-        assert!(at_walk_to, "{pace:?}");
+        assert!(at_walk_to, "{pace:?}, mask 1/{down}");
         assert!(
             arrived_at.distance(world_of(pixel_centre(58, 44))) < 1e-3,
-            "{pace:?}: arrived at {arrived_at}"
+            "{pace:?}, mask 1/{down}: arrived at {arrived_at}"
         );
         assert!(
             position(&app, leaving).distance(world_of(pixel_centre(70, 44))) < 1e-3,
-            "{pace:?}: walked off to {}",
+            "{pace:?}, mask 1/{down}: walked off to {}",
             position(&app, leaving)
         );
         let away = request(&mut app, wandering, world_of(pixel_centre(2, 42)));
@@ -273,8 +288,12 @@ fn points_given_in_room_pixels_follow_the_room_where_it_is_drawn() {
                 .iter()
                 .any(|e| matches!(e.kind, Kind::Arrived(_)))
         });
-        assert_eq!(edges_of(&app, wandering), [Edge::Left], "{pace:?}");
-        assert_eq!(edges_of(&app, leaving), [], "{pace:?}");
+        assert_eq!(
+            edges_of(&app, wandering),
+            [Edge::Left],
+            "{pace:?}, mask 1/{down}"
+        );
+        assert_eq!(edges_of(&app, leaving), [], "{pace:?}, mask 1/{down}");
     }
 }
 
