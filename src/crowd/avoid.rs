@@ -231,8 +231,7 @@ pub(crate) fn gather_crowd(
         let mut preferred = Vec2::ZERO;
         let mut claim = None;
         let mut remaining = 0.0;
-        motion.replan = None;
-        motion.gave_up = None;
+        motion.start_step(path.map(|path| path.request));
         if let Some(path) = path.filter(|_| walking && !scripted) {
             // A spot for another request, or for an end the walk no longer has.
             if motion.spot.is_some_and(|spot| {

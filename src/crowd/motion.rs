@@ -48,6 +48,17 @@ pub(crate) struct CrowdMotion {
 }
 
 impl CrowdMotion {
+    /// Starts a frame's proposals for a walker whose walk answers `walk` (`None`:
+    /// it has none). A re-plan is proposed for one frame; a give-up stands until the
+    /// walk it gives up on ends. The walk lifecycle skips a walker held that frame (a
+    /// plan that could not be joined to where it got to, planned again from there): a
+    /// give-up dropped then would let it walk on, be held back and planned again for
+    /// ever.
+    pub(super) fn start_step(&mut self, walk: Option<RequestId>) {
+        self.replan = None;
+        self.gave_up = self.gave_up.filter(|&request| walk == Some(request));
+    }
+
     /// Measures the progress of the walk that answers `request`, with `remaining`
     /// world units left after the walker `moved` this far since the last step (`dt`
     /// seconds ago): stalled for [`REPLAN_STALLED_SECONDS`] it asks for a re-plan
@@ -167,8 +178,7 @@ mod tests {
     /// whether it gave up.
     fn stand(motion: &mut CrowdMotion, request: RequestId, remaining: f32, seconds: f32) -> bool {
         for _ in 0..(seconds / DT).round() as u32 {
-            motion.replan = None;
-            motion.gave_up = None;
+            motion.start_step(Some(request));
             motion.measure_progress(request, remaining, 0.0, 2.0, DT);
             if motion.gave_up == Some(request) {
                 return true;
@@ -213,5 +223,22 @@ mod tests {
             assert_eq!(motion.gave_up, None, "frame {frame}");
             assert_eq!(motion.replan, None, "frame {frame}");
         }
+    }
+
+    #[test]
+    fn a_give_up_stands_through_a_held_frame_until_its_walk_ends() {
+        let request = RequestId::new();
+        let mut motion = CrowdMotion::default();
+        assert!(stand(&mut motion, request, 30.0, 10.0), "{motion:?}");
+        // Held the frame after (its progress not measured), it still gives up.
+        motion.start_step(Some(request));
+        assert_eq!(motion.gave_up, Some(request));
+        assert_eq!(motion.replan, None);
+        // Another walk, or none, is not given up on.
+        motion.start_step(Some(RequestId::new()));
+        assert_eq!(motion.gave_up, None);
+        assert!(stand(&mut motion, request, 30.0, 10.0));
+        motion.start_step(None);
+        assert_eq!(motion.gave_up, None);
     }
 }

@@ -1736,6 +1736,9 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     // A walker held back from the corner it walked to by a walker standing beside the
     // wall, and planned again each time onto a path a little shorter or longer, took
     // the shorter one for progress and never gave up (in about one run in thirty).
+    // Then: its give-up, decided the frame before it stood held for a plan that could
+    // not be joined to where it got to, was dropped that frame, again and again (in
+    // about one run in thirty with another test running beside it).
     #[cfg(feature = "sequences")]
     for _ in 0..4 {
         run_case_of(41445, 26);
