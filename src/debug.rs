@@ -684,12 +684,10 @@ fn draw_room_marks(
     let mapping_of = |room: Entity| {
         let (_, walk_room, global, _) = rooms.get(room).ok()?;
         let mask = masks.get(&walk_room.mask)?;
-        Some((walk_room.mapping(global, mask.size()), walk_room.scale))
-            .filter(|(m, _)| m.is_valid())
+        Some((walk_room, walk_room.mapping(global, mask.size())))
     };
-    let in_world = |(mapping, scale): (crate::MaskMapping, f32), pixel: Vec2| {
-        Some(mapping.mask_to_world(walkmask::Point::new(pixel.x / scale, pixel.y / scale)))
-            .filter(|p| p.is_finite())
+    let in_world = |(walk_room, mapping): (&WalkRoom, crate::MaskMapping), pixel: Vec2| {
+        walk_room.room_pixel_to_world(&mapping, pixel)
     };
     for (hotspot, child_of) in &hotspots {
         if let Some(pixel) = hotspot.walk_to

@@ -285,14 +285,14 @@ impl<'w, 's> WalkQuery<'w, 's> {
         Ok(view)
     }
 
-    fn view(
-        &self,
+    fn view<'q>(
+        &'q self,
         room: Entity,
-        walk_room: &WalkRoom,
+        walk_room: &'q WalkRoom,
         transform: &GlobalTransform,
         areas: AreaSet,
         radius: f32,
-    ) -> Result<RoomView<'_, 'w, 's>, WalkQueryError> {
+    ) -> Result<RoomView<'q, 'w, 's>, WalkQueryError> {
         let mask = self
             .masks
             .get(walk_room.walk_mask())
@@ -309,7 +309,7 @@ impl<'w, 's> WalkQuery<'w, 's> {
             mask,
             painted,
             mapping,
-            pixel_scale: walk_room.scale,
+            walk_room,
             areas,
             radius,
             position: None,
@@ -327,8 +327,8 @@ pub struct RoomView<'q, 'w, 's> {
     painted: &'q WalkMask,
     mask: &'q WalkMask,
     mapping: MaskMapping,
-    /// Room pixels per mask pixel ([`WalkRoom::scale`]).
-    pixel_scale: f32,
+    /// The room's component: room pixels map through it and `mapping`.
+    walk_room: &'q WalkRoom,
     areas: AreaSet,
     radius: f32,
     position: Option<Vec2>,
@@ -499,21 +499,20 @@ impl RoomView<'_, '_, '_> {
                 continue;
             }
             let point = spawn_point.at;
-            let in_world = self.mapping.mask_to_world(walkmask::Point::new(
-                point.x / self.pixel_scale,
-                point.y / self.pixel_scale,
-            ));
-            if walkable(in_world)? {
+            let in_world = self.walk_room.room_pixel_to_world(&self.mapping, point);
+            if let Some(in_world) = in_world
+                && walkable(in_world)?
+            {
                 spawns.push((spawn, in_world));
             } else {
                 problems.push(LayerProblem::SpawnPointNotWalkable { spawn, point });
             }
         }
         for (hotspot, point) in walk_tos {
-            let in_world = self.mapping.mask_to_world(walkmask::Point::new(
-                point.x / self.pixel_scale,
-                point.y / self.pixel_scale,
-            ));
+            let Some(in_world) = self.walk_room.room_pixel_to_world(&self.mapping, point) else {
+                problems.push(LayerProblem::WalkToNotWalkable { hotspot, point });
+                continue;
+            };
             if !walkable(in_world)? {
                 problems.push(LayerProblem::WalkToNotWalkable { hotspot, point });
                 continue;

@@ -377,6 +377,39 @@ impl WalkRoom {
         Vec2::new(p.x, p.y) * self.scale
     }
 
+    /// The world point of room pixel `pixel` (see [`WalkRoom::room_pixel_to_mask`])
+    /// through `mapping`, this room's placement ([`WalkRoom::mapping`]); `None` when
+    /// the mapping cannot be used or the point is not a number.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::WalkRoom;
+    /// let room = WalkRoom::new(Handle::default()).with_scale(2.0);
+    /// // A 100 x 50 mask under 200 x 100 room pixels, centred on (10, 0).
+    /// let map = room.mapping(&GlobalTransform::from_xyz(10.0, 0.0, 0.0), UVec2::new(100, 50));
+    /// assert_eq!(room.room_pixel_to_world(&map, Vec2::new(0.0, 0.0)), Some(Vec2::new(-90.0, 50.0)));
+    /// assert_eq!(room.world_to_room_pixel(&map, Vec2::new(10.0, 0.0)), Some(Vec2::new(100.0, 50.0)));
+    /// assert_eq!(room.room_pixel_to_world(&map, Vec2::NAN), None);
+    /// ```
+    pub fn room_pixel_to_world(&self, mapping: &MaskMapping, pixel: Vec2) -> Option<Vec2> {
+        if !mapping.is_valid() || !pixel.is_finite() {
+            return None;
+        }
+        let at = mapping.mask_to_world(self.room_pixel_to_mask(pixel));
+        at.is_finite().then_some(at)
+    }
+
+    /// The room pixel at world point `world` through `mapping`, this room's
+    /// placement ([`WalkRoom::mapping`]); `None` when the mapping cannot be used or
+    /// the point is not a number. The reverse of [`WalkRoom::room_pixel_to_world`].
+    pub fn world_to_room_pixel(&self, mapping: &MaskMapping, world: Vec2) -> Option<Vec2> {
+        if !mapping.is_valid() || !world.is_finite() {
+            return None;
+        }
+        let at = self.mask_to_room_pixel(mapping.world_to_mask(world));
+        at.is_finite().then_some(at)
+    }
+
     /// The mapping between this room's mask (of `size` pixels) and the world, for a
     /// room placed at `room`.
     ///
@@ -587,12 +620,7 @@ pub(crate) fn room_pixel_to_world(world: &World, room: Entity, pixel: Vec2) -> O
     let global = crate::placement::composed_affine(world, room)
         .map(GlobalTransform::from)
         .unwrap_or_default();
-    let mapping = walk_room.mapping(&global, mask.size());
-    if !mapping.is_valid() || !pixel.is_finite() {
-        return None;
-    }
-    let at = mapping.mask_to_world(walk_room.room_pixel_to_mask(pixel));
-    at.is_finite().then_some(at)
+    walk_room.room_pixel_to_world(&walk_room.mapping(&global, mask.size()), pixel)
 }
 
 /// The room of a walker standing at `position` (world): the room it names, else the

@@ -164,7 +164,8 @@ pub(crate) fn track_edges(
     parents: Parents,
 ) {
     // The last room's edges and placement (walkers of a room often come in a row).
-    let mut placed: Option<(Entity, RoomEdges, Option<MaskMapping>, f32)> = None;
+    type Placed<'a> = (Entity, RoomEdges, Option<(&'a WalkRoom, MaskMapping)>);
+    let mut placed: Option<Placed> = None;
     for (entity, current, transform, child_of, side) in &walkers {
         let position = walker_xy(transform, child_of, &parents);
         let Some(room) = current.get() else {
@@ -174,17 +175,18 @@ pub(crate) fn track_edges(
             placed = edges.get(room).ok().map(|(room_edges, walk_room, global)| {
                 let mapping = masks
                     .get(&walk_room.mask)
-                    .map(|mask| walk_room.mapping(global, mask.size()))
-                    .filter(MaskMapping::is_valid);
-                (room, *room_edges, mapping, walk_room.scale)
+                    .map(|mask| (walk_room, walk_room.mapping(global, mask.size())));
+                (room, *room_edges, mapping)
             });
         }
-        let Some((_, room_edges, Some(mapping), scale)) = &placed else {
+        let Some((_, room_edges, Some((walk_room, mapping)))) = &placed else {
             continue;
         };
-        // The feet in room pixels (mask pixels times the room's scale).
-        let feet = mapping.world_to_mask(position);
-        let off = room_edges.off(Vec2::new(feet.x, feet.y) * *scale);
+        // The feet in room pixels.
+        let Some(feet) = walk_room.world_to_room_pixel(mapping, position) else {
+            continue;
+        };
+        let off = room_edges.off(feet);
         let now = EdgeSide { room, off };
         if side == Some(&now) {
             continue;

@@ -960,9 +960,7 @@ impl HotspotLookup<'_, '_> {
             WalkPolicy::WalkThenAct => spot.walk_to.and_then(|pixel| {
                 let (_, walk_room, global, _) = self.rooms.get(room).ok()?;
                 let mask = self.masks.get(&walk_room.mask)?;
-                let mapping = walk_room.mapping(global, mask.size());
-                let at = mapping.mask_to_world(walk_room.room_pixel_to_mask(pixel));
-                (mapping.is_valid() && at.is_finite()).then_some(at)
+                walk_room.room_pixel_to_world(&walk_room.mapping(global, mask.size()), pixel)
             }),
             WalkPolicy::FaceOnly | WalkPolicy::ActInPlace => None,
         };
