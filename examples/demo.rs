@@ -194,7 +194,7 @@ struct Room {
 
 /// A furniture layer whose line `a -> b` (room pixels, y down) is slanted (the fence
 /// and the closed gate): drawn over the avatar when the avatar's feet are left of it.
-/// Layers with a level line are sorted by it alone ([`Baseline::At`]).
+/// Layers with a level line are sorted by it alone ([`Baseline::Row`]).
 #[derive(Component)]
 struct Layer {
     a: Vec2,
@@ -330,10 +330,11 @@ fn setup(
         }
         let name = f[0];
         let (a, b) = (Vec2::new(n[4], n[5]), Vec2::new(n[6], n[7]));
-        let baseline = Baseline::At(ROOM.y / 2.0 - a.y);
+        // The row where it stands on the floor.
+        let baseline = Baseline::Row(a.y);
         match name {
-            "pillar_left" => walk_behinds = walk_behinds.with_walk_behind(1, ROOM.y / 2.0 - a.y),
-            "pillar_right" => walk_behinds = walk_behinds.with_walk_behind(2, ROOM.y / 2.0 - a.y),
+            "pillar_left" => walk_behinds = walk_behinds.with_walk_behind(1, a.y),
+            "pillar_right" => walk_behinds = walk_behinds.with_walk_behind(2, a.y),
             _ => {
                 let gate = match name {
                     "gate_closed" => Some(false),
@@ -346,6 +347,7 @@ fn setup(
                     Anchor::TOP_LEFT,
                     Transform::from_xyz(n[0] - ROOM.x / 2.0, ROOM.y / 2.0 - n[1], 1.0),
                     baseline,
+                    ChildOf(entity),
                 ));
                 if a.y != b.y || gate.is_some() {
                     prop.insert(Layer { a, b, gate });
@@ -395,9 +397,13 @@ fn setup(
         Transform::from_translation(start.extend(25.0)),
     ));
 
-    // The waiter: a walker with a solid footprint, pacing between two spots.
-    let at = px(WAITER_SPOTS[0].x, WAITER_SPOTS[0].y);
+    // The waiter: a walker with a solid footprint, pacing between two spots. He
+    // comes into the lobby at the first once its mask has loaded, and shows then.
     commands.spawn((
+        SpawnPoint::new("the waiter's round", WAITER_SPOTS[0]),
+        ChildOf(entity),
+    ));
+    let mut waiter = commands.spawn((
         Name::new("waiter"),
         Walker::new(SPEED * 0.6).with_radius(WAITER_RADIUS),
         Facing::eight(),
@@ -419,8 +425,18 @@ fn setup(
             },
         ),
         Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
-        Transform::from_translation(at.extend(25.0)),
+        Transform::from_xyz(0.0, 0.0, 25.0),
+        Visibility::Hidden,
     ));
+    waiter
+        .observe(
+            |came: On<Remove, EnteringRoom>, mut shown: Query<&mut Visibility>| {
+                if let Ok(mut visibility) = shown.get_mut(came.entity) {
+                    *visibility = Visibility::Inherited;
+                }
+            },
+        )
+        .enter_room(entity, "the waiter's round");
 
     let panel = BackgroundColor(Color::srgba(0.05, 0.04, 0.06, 0.72));
     commands.spawn((
@@ -628,20 +644,26 @@ struct Waiter {
 /// Sends the waiter to his next spot after a pause at each end.
 fn pace_waiter(
     time: Res<Time>,
+    room: Res<Room>,
+    query: WalkQuery,
     mut waiters: Query<(Entity, &WalkState, &mut Waiter)>,
     mut requests: MessageWriter<WalkRequest>,
 ) {
+    let Ok(lobby) = query.room(room.entity) else {
+        return;
+    };
     for (entity, state, mut waiter) in &mut waiters {
         if matches!(state, WalkState::Walking | WalkState::Planning) {
             continue;
         }
         waiter.pause -= time.delta_secs();
         if waiter.pause <= 0.0 {
-            let spot = WAITER_SPOTS[waiter.next];
+            let Some(spot) = lobby.room_pixel_to_world(WAITER_SPOTS[waiter.next]) else {
+                continue;
+            };
             // At each end of his round he turns to face the room.
             requests.write(
-                WalkRequest::new(entity, px(spot.x, spot.y))
-                    .facing(FaceTarget::Direction(FacingDirection::Down)),
+                WalkRequest::new(entity, spot).facing(FaceTarget::Direction(FacingDirection::Down)),
             );
             waiter.next = 1 - waiter.next;
             waiter.pause = WAITER_PAUSE;
@@ -697,14 +719,19 @@ fn animate_avatar(mut avatars: Query<Character>) {
 fn sort_layers(
     room: Res<Room>,
     rooms: Query<&WalkRoom>,
+    query: WalkQuery,
     avatars: Query<&Transform, (With<PlayerWalker>, With<Avatar>)>,
     mut layers: Query<(&Layer, &mut Baseline, &mut Visibility), Without<Avatar>>,
 ) {
     let Ok(avatar) = avatars.single() else { return };
-    let feet = Vec2::new(
-        avatar.translation.x + ROOM.x / 2.0,
-        ROOM.y / 2.0 - avatar.translation.y,
-    );
+    // The avatar's feet in the lobby's pixels.
+    let Some(feet) = query
+        .room(room.entity)
+        .ok()
+        .and_then(|lobby| lobby.world_to_room_pixel(avatar.translation.truncate()))
+    else {
+        return;
+    };
     let open = rooms
         .get(room.entity)
         .is_ok_and(|r| r.areas.contains(GATE_AREA));
@@ -723,8 +750,8 @@ fn sort_layers(
         let d = layer.b - layer.a;
         let f = feet - layer.a;
         let in_front = d.x * f.y - d.y * f.x > 0.0;
-        let y = avatar.translation.y + if in_front { -0.5 } else { 0.5 };
-        baseline.set_if_neq(Baseline::At(y));
+        let row = feet.y + if in_front { 0.5 } else { -0.5 };
+        baseline.set_if_neq(Baseline::Row(row));
     }
 }
 
@@ -1027,19 +1054,13 @@ fn answer_timing() -> AnswerTiming {
     AnswerTiming::WhenReady
 }
 
-/// Room pixel (y down) to world.
-fn px(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x - ROOM.x / 2.0, ROOM.y / 2.0 - y)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run_script(
     mut commands: Commands,
     time: Res<Time>,
     mut script: ResMut<Script>,
     room: Res<Room>,
-    mut rooms: Query<&mut WalkRoom>,
-    masks: Res<Assets<WalkMask>>,
+    mut rooms: ParamSet<(WalkQuery, Query<&mut WalkRoom>)>,
     avatars: Query<(Entity, &WalkState, &Transform), With<PlayerWalker>>,
     mut debug: ResMut<WalkmaskDebug>,
     mut requests: MessageWriter<WalkRequest>,
@@ -1048,7 +1069,24 @@ fn run_script(
     let Ok((avatar, state, transform)) = avatars.single() else {
         return;
     };
-    let avatar_x = transform.translation.x + ROOM.x / 2.0;
+    // The script's places in the lobby's pixels, in the world once its mask is in.
+    let (fountain, behind_fountain, avatar_x) = {
+        let query = rooms.p0();
+        let lobby = query.room(room.entity).ok();
+        let at = |x, y| {
+            lobby
+                .as_ref()
+                .and_then(|lobby| lobby.room_pixel_to_world(Vec2::new(x, y)))
+        };
+        let feet = lobby
+            .as_ref()
+            .and_then(|lobby| lobby.world_to_room_pixel(transform.translation.truncate()));
+        (
+            at(1640.0, 640.0),
+            at(1640.0, 398.0),
+            feet.map_or(0.0, |feet| feet.x),
+        )
+    };
     script.timer += time.delta_secs();
     let t = script.timer;
     let next = |script: &mut Script| {
@@ -1057,14 +1095,16 @@ fn run_script(
     };
     match script.step {
         // wait for the masks, then try to walk into the garden while the gate is closed
-        0 if masks.contains(&room.full) && t > 1.0 => {
+        0 if let Some(fountain) = fountain
+            && t > 1.0 =>
+        {
             info!("script: walk to the fountain, gate closed");
-            requests.write(WalkRequest::new(avatar, px(1640.0, 640.0)));
+            requests.write(WalkRequest::new(avatar, fountain));
             next(&mut script);
         }
         1 if (*state == WalkState::Arrived && t > 0.5) || t > 12.0 => {
             info!("script: open the gate");
-            if let Ok(mut r) = rooms.get_mut(room.entity) {
+            if let Ok(mut r) = rooms.p1().get_mut(room.entity) {
                 r.enable_area(GATE_AREA);
             }
             debug.enabled = true;
@@ -1072,7 +1112,9 @@ fn run_script(
         }
         2 if t > 0.4 => {
             info!("script: walk behind the fountain");
-            requests.write(WalkRequest::new(avatar, px(1640.0, 398.0)));
+            if let Some(behind_fountain) = behind_fountain {
+                requests.write(WalkRequest::new(avatar, behind_fountain));
+            }
             next(&mut script);
         }
         3 if (*state == WalkState::Walking && avatar_x > 1380.0) || t > 4.0 => {

@@ -9,8 +9,8 @@
 //! The picture is flat, so the pillars must be drawn again over a player who walks
 //! behind them. `lobby.behind.walk.png` paints them (ids 1 and 2, at the picture's
 //! size); `WalkBehinds` cuts those pixels out of `lobby.png` into sprites, children
-//! of the room, each with a baseline: the world y where the pillar stands on the
-//! floor. Everything with a `Baseline` is then drawn in the order of the baselines,
+//! of the room, each with a baseline: the row of the picture (room pixels, y down)
+//! where the pillar stands on the floor. Everything with a `Baseline` is then drawn in the order of the baselines,
 //! lower in front: the player's is its feet (`Baseline::Feet`), so above a pillar's
 //! baseline it is behind the pillar, below it in front. `DepthSorting` says over
 //! which z values they are spread, in front of the room's picture.
@@ -41,8 +41,8 @@ pub fn example(app: &mut App) {
         .add_systems(Startup, setup);
 }
 
-/// Where both pillars stand on the floor: room pixel row 657, as world y.
-pub const PILLAR_BASELINE: f32 = 540.0 - 657.0;
+/// Where both pillars stand on the floor: row 657 of the picture.
+pub const PILLAR_BASELINE: f32 = 657.0;
 
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     commands.spawn((

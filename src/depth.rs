@@ -5,7 +5,8 @@
 //! baseline (nearer the bottom of the screen, nearer the camera in a room drawn in
 //! perspective) are drawn in front of those with a higher one. A character's
 //! baseline is its feet ([`Baseline::Feet`], the default); a prop or a walk-behind has
-//! a fixed one ([`Baseline::At`]). Entities with equal baselines keep one order from
+//! a fixed one: a row of the room it stands in ([`Baseline::Row`], in room pixels, as
+//! the picture is painted), or a world y ([`Baseline::At`]). Entities with equal baselines keep one order from
 //! frame to frame: the one with the lower entity index (spawned first, in a world
 //! that has not reused indices) behind.
 //!
@@ -15,21 +16,34 @@
 
 use bevy::prelude::*;
 
+use crate::asset::WalkMask;
 use crate::placement::{Parents, parent_of, world_position};
+use crate::room::WalkRoom;
 
-/// Where an entity sorts among characters, props and walk-behinds (world y). Lower
-/// baselines are drawn in front.
+/// Where an entity sorts among characters, props and walk-behinds: the world y of its
+/// baseline. Lower baselines (nearer the bottom of the screen) are drawn in front.
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_walkmask::Baseline;
+/// use bevy_walkmask::prelude::*;
 ///
-/// fn spawn(mut commands: Commands) {
+/// fn spawn(mut commands: Commands, assets: Res<AssetServer>) {
+///     let room = commands
+///         .spawn(WalkRoom::new(assets.load("rooms/lobby.walk.png")))
+///         .id();
 ///     // A character: sorted by where its feet are.
 ///     commands.spawn((Transform::from_xyz(0.0, -40.0, 0.0), Baseline::Feet));
-///     // A lamp post whose base is at y = -120: characters above that line walk
-///     // behind it, characters below in front.
-///     commands.spawn((Transform::from_xyz(200.0, 0.0, 0.0), Baseline::At(-120.0)));
+///     // A lamp post of the room standing on the floor at the picture's row 412:
+///     // characters whose feet are above that row walk behind it, those below in
+///     // front.
+///     commands.spawn((
+///         Sprite::from_image(assets.load("rooms/lamp.png")),
+///         Transform::from_xyz(200.0, 0.0, 0.0),
+///         Baseline::Row(412.0),
+///         ChildOf(room),
+///     ));
+///     // A sign outside any room, its base at world y = -120.
+///     commands.spawn((Transform::from_xyz(-300.0, 0.0, 0.0), Baseline::At(-120.0)));
 /// }
 /// # bevy::ecs::system::assert_is_system(spawn);
 /// ```
@@ -39,6 +53,12 @@ pub enum Baseline {
     /// The entity's own world y: a character's feet (the default).
     #[default]
     Feet,
+    /// This row of the room the entity is a child of, in room pixels (y down from
+    /// the top of the walk mask, one per picture pixel: see
+    /// [`WalkRoom::room_pixel_to_mask`]), where the room's placement puts it below
+    /// the entity. Until the room's mask has loaded (or for an entity that is not a
+    /// child of a [`WalkRoom`]) it sorts at the back.
+    Row(f32),
     /// This world y.
     At(f32),
     /// Not sorted: its z is left as it is.
@@ -91,6 +111,8 @@ pub(crate) fn sort_by_baseline(
     settings: Res<DepthSorting>,
     mut sorted: Query<Sorted>,
     parents: Parents,
+    rooms: Query<&WalkRoom>,
+    masks: Res<Assets<WalkMask>>,
     mut order: Local<Vec<(f32, bool, Entity)>>,
 ) {
     if !settings.enabled {
@@ -101,6 +123,17 @@ pub(crate) fn sort_by_baseline(
         let parent = parent_of(child_of, &parents);
         let (y, feet) = match *baseline {
             Baseline::Feet => (world_position(transform, parent).y, true),
+            Baseline::Row(row) => {
+                let at = world_position(transform, parent).truncate();
+                let y = child_of
+                    .and_then(|child_of| {
+                        let walk_room = rooms.get(child_of.parent()).ok()?;
+                        let mask = masks.get(&walk_room.mask)?;
+                        row_in_world(walk_room, parent?, mask.size(), row, at)
+                    })
+                    .unwrap_or(f32::NAN);
+                (y, false)
+            }
             Baseline::At(y) => (y, false),
             Baseline::Off => continue,
         };
@@ -129,6 +162,25 @@ pub(crate) fn sort_by_baseline(
             }
         }
     }
+}
+
+/// The world y of room pixel row `row` of `walk_room` (placed at `global`, its mask
+/// `size` pixels) below the world point `at`: the same room-pixel column, so a
+/// rotated room's rows slant as the room does.
+fn row_in_world(
+    walk_room: &WalkRoom,
+    global: &GlobalTransform,
+    size: UVec2,
+    row: f32,
+    at: Vec2,
+) -> Option<f32> {
+    let mapping = walk_room.mapping(global, size);
+    let column = walk_room.world_to_room_pixel(&mapping, at)?.x;
+    Some(
+        walk_room
+            .room_pixel_to_world(&mapping, Vec2::new(column, row))?
+            .y,
+    )
 }
 
 /// The local z that puts an entity at `translation` under `parent` at world z `z`

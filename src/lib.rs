@@ -229,9 +229,9 @@ pub mod prelude {
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, Cutscene,
-        CutsceneCommandsExt, DepthScale, DepthSorting, ExitCommandsExt, FaceTarget, Facing,
-        FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, Hurry, InCutscene, InRegion,
-        Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
+        CutsceneCommandsExt, DepthScale, DepthSorting, EnteringRoom, ExitCommandsExt, FaceTarget,
+        Facing, FacingDirection, Hotspot, HotspotClicks, HotspotCommandsExt, Hurry, InCutscene,
+        InRegion, Interacting, InteractionArrived, InteractionCancelled, InteractionUnreachable,
         PathCancelled, PathQueryAnswer, PathReady, PathReplanned, PathUnreachable, PlayerWalker,
         RegionEntered, RegionExited, RegionTint, RequestEnded, RequestId, RequestInFlight,
         RequestOutcome, RoomEdges, RoomExit, RoomExitRequested, SpawnPoint, StopReason, Verb,

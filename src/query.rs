@@ -350,6 +350,34 @@ impl RoomView<'_, '_, '_> {
         self.mapping
     }
 
+    /// The world point of room pixel `pixel` (x right, y down from the top-left
+    /// corner, one per picture pixel: [`WalkRoom::room_pixel_to_mask`]) as the room
+    /// is placed now; `None` for a point that is not a number. For game code that
+    /// walks a character to a place in the picture.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::prelude::*;
+    ///
+    /// /// Walks the player to the foot of the stairs, at (1210, 655) in the picture.
+    /// fn to_the_stairs(mut commands: Commands, query: WalkQuery, player: Single<Entity, With<PlayerWalker>>, room: Single<Entity, With<WalkRoom>>) {
+    ///     let Ok(view) = query.room(*room) else { return };
+    ///     if let Some(stairs) = view.room_pixel_to_world(Vec2::new(1210.0, 655.0)) {
+    ///         commands.entity(*player).walk_to(stairs);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(to_the_stairs);
+    /// ```
+    pub fn room_pixel_to_world(&self, pixel: Vec2) -> Option<Vec2> {
+        self.walk_room.room_pixel_to_world(&self.mapping, pixel)
+    }
+
+    /// The room pixel at world point `world` as the room is placed now (the reverse
+    /// of [`RoomView::room_pixel_to_world`]).
+    pub fn world_to_room_pixel(&self, world: Vec2) -> Option<Vec2> {
+        self.walk_room.world_to_room_pixel(&self.mapping, world)
+    }
+
     /// The same room with exactly `areas` enabled (whatever the room says now): "is
     /// the exit reachable with the gate closed".
     pub fn with_areas(mut self, areas: WalkAreas) -> Self {

@@ -2,9 +2,10 @@
 //! drawn over the characters behind them.
 //!
 //! Give a room a walk-behind layer with [`WalkBehinds`]: an image of ids, the size
-//! of the room's picture, and a baseline (world y) per id. The plugin cuts each id's
-//! pixels out of the picture into a sprite, a child of the room ([`WalkBehind`]),
-//! with [`Baseline::At`] its baseline, so that [`Baseline`] sorting draws it in
+//! of the room's picture, and a baseline per id: the row of the picture (room pixels,
+//! y down) where it stands on the floor. The plugin cuts each id's pixels out of the
+//! picture into a sprite, a child of the room ([`WalkBehind`]), with
+//! [`Baseline::Row`] its baseline, so that [`Baseline`] sorting draws it in
 //! front of characters whose feet are above the baseline and behind those below it.
 //! The cut-outs are made again when the layer or the picture changes (hot reload);
 //! a baseline changed in [`WalkBehinds`] moves at once, and `None` hides the
@@ -34,10 +35,10 @@ use crate::depth::Baseline;
 ///     commands.spawn((
 ///         Sprite::from_image(picture.clone()),
 ///         WalkRoom::new(assets.load("rooms/lobby.walk.png")),
-///         // Pillars 1 and 2, whose bases are at y = -40 and y = -52.
+///         // Pillars 1 and 2, standing on the floor at the picture's rows 412 and 430.
 ///         WalkBehinds::new(assets.load("rooms/lobby.behind.walk.png"), picture)
-///             .with_walk_behind(1, -40.0)
-///             .with_walk_behind(2, -52.0),
+///             .with_walk_behind(1, 412.0)
+///             .with_walk_behind(2, 430.0),
 ///     ));
 /// }
 /// # bevy::ecs::system::assert_is_system(setup);
@@ -49,8 +50,8 @@ pub struct WalkBehinds {
     pub layer: Handle<WalkMask>,
     /// The room's picture, which the cut-outs are cut from.
     pub picture: Handle<Image>,
-    /// The baseline (world y) of each id; `None` hides it. Ids of the layer listed
-    /// nowhere are not drawn.
+    /// The baseline of each id, a row of the room's picture (room pixels, y down from
+    /// its top); `None` hides it. Ids of the layer listed nowhere are not drawn.
     pub baselines: Vec<(u8, Option<f32>)>,
 }
 
@@ -64,13 +65,14 @@ impl WalkBehinds {
         }
     }
 
-    /// Id `id` is drawn at baseline `baseline` (world y).
+    /// Id `id` is drawn at baseline `baseline`, a row of the room's picture (room
+    /// pixels).
     pub fn with_walk_behind(mut self, id: u8, baseline: f32) -> Self {
         self.set_baseline(id, Some(baseline));
         self
     }
 
-    /// Moves the baseline of id `id` (`None`: hidden).
+    /// Moves the baseline of id `id` to another row (`None`: hidden).
     ///
     /// ```
     /// # use bevy::prelude::*;
@@ -219,7 +221,7 @@ pub(crate) fn cut_walk_behinds(
                     WalkBehind { id },
                     Sprite::from_image(images.add(image)),
                     Transform::from_translation(offset.extend(0.0)),
-                    baseline.map_or(Baseline::Off, Baseline::At),
+                    baseline.map_or(Baseline::Off, Baseline::Row),
                     if baseline.is_some() {
                         Visibility::Inherited
                     } else {
@@ -237,7 +239,7 @@ pub(crate) fn cut_walk_behinds(
                 continue;
             }
             let wanted = behinds.baseline(walk_behind.id);
-            baseline.set_if_neq(wanted.map_or(Baseline::Off, Baseline::At));
+            baseline.set_if_neq(wanted.map_or(Baseline::Off, Baseline::Row));
             visibility.set_if_neq(if wanted.is_some() {
                 Visibility::Inherited
             } else {

@@ -121,6 +121,71 @@ fn ranks_hold_under_a_scaled_parent_and_feet_win_ties_with_fixed_baselines() {
     }
 }
 
+/// A prop's baseline given as a row of its room (room pixels) sorts at the world y
+/// where the room's placement puts that row: in a room moved and drawn twice its
+/// size, and under a half-resolution mask (`WalkRoom::with_scale`), as the room
+/// moves; before the room's mask has loaded it sorts at the back.
+#[test]
+fn a_row_baseline_follows_its_room_where_it_is_drawn() {
+    // (mask size, `WalkRoom::scale`): 40 x 30 room pixels either way.
+    for (size, scale) in [(UVec2::new(40, 30), 1.0), (UVec2::new(20, 15), 2.0)] {
+        let mut app = headless_app(Pace::Exact(0).plugin());
+        let mask = common::add_mask(&mut app, size.x, size.y, |_, _| 1);
+        let loading = app.world().resource::<Assets<WalkMask>>().reserve_handle();
+        let (room, prop, waiting) = {
+            let world = app.world_mut();
+            // Row 20 is 5 room pixels below the middle row (15): 10 world units below
+            // the room's origin at (100, 50), drawn twice its size: world y 40.
+            let room = world
+                .spawn((
+                    WalkRoom::new(mask).with_scale(scale),
+                    Transform::from_xyz(100.0, 50.0, 0.0).with_scale(Vec3::splat(2.0)),
+                ))
+                .id();
+            let prop = world
+                .spawn((
+                    Transform::from_xyz(-6.0, 0.0, 0.0),
+                    Baseline::Row(20.0),
+                    ChildOf(room),
+                ))
+                .id();
+            let unloaded = world
+                .spawn((WalkRoom::new(loading), Transform::default()))
+                .id();
+            let waiting = world
+                .spawn((Transform::default(), Baseline::Row(0.0), ChildOf(unloaded)))
+                .id();
+            (room, prop, waiting)
+        };
+        let behind = spawn_at(&mut app, 45.0, Baseline::Feet);
+        let in_front = spawn_at(&mut app, 35.0, Baseline::Feet);
+        let far_back = spawn_at(&mut app, 1000.0, Baseline::Feet);
+        for _ in 0..2 {
+            app.update();
+        }
+        let z_of = |app: &App, e| world_z(app, e);
+        assert!(
+            z_of(&app, behind) < z_of(&app, prop) && z_of(&app, prop) < z_of(&app, in_front),
+            "scale {scale}: {} {} {}",
+            z_of(&app, behind),
+            z_of(&app, prop),
+            z_of(&app, in_front)
+        );
+        assert!(z_of(&app, waiting) < z_of(&app, far_back), "scale {scale}");
+        // The room moves up by 20: its row 20 is at world y 60, above both.
+        app.world_mut()
+            .get_mut::<Transform>(room)
+            .unwrap()
+            .translation
+            .y += 20.0;
+        for _ in 0..2 {
+            app.update();
+        }
+        assert!(z_of(&app, prop) < z_of(&app, behind), "scale {scale}");
+        assert!(z_of(&app, prop) < z_of(&app, in_front), "scale {scale}");
+    }
+}
+
 #[cfg(feature = "walk_behinds")]
 mod walk_behinds {
     use super::*;
@@ -185,8 +250,9 @@ mod walk_behinds {
             .spawn((
                 WalkRoom::new(mask),
                 WalkBehinds::new(layer.clone(), picture)
-                    .with_walk_behind(1, -1.0)
-                    .with_walk_behind(2, -3.0),
+                    // Rows 4 and 6: world y -1 and -3.
+                    .with_walk_behind(1, 4.0)
+                    .with_walk_behind(2, 6.0),
                 Transform::default(),
             ))
             .id();
@@ -206,7 +272,7 @@ mod walk_behinds {
         assert_eq!(app.world().get::<ChildOf>(pillar).unwrap().parent(), room);
         assert_eq!(
             app.world().get::<Baseline>(pillar),
-            Some(&Baseline::At(-1.0))
+            Some(&Baseline::Row(4.0))
         );
         assert_eq!(pixels(&app, counter).0, UVec2::new(3, 1));
         // A character at y = -2 is in front of the pillar and behind the counter.
@@ -214,9 +280,10 @@ mod walk_behinds {
         app.update();
         assert!(world_z(&app, pillar) < world_z(&app, character));
         assert!(world_z(&app, character) < world_z(&app, counter));
-        // The counter's baseline moves above the character, then it is switched off.
+        // The counter's baseline moves above the character (row 2: world y 1), then it
+        // is switched off.
         let mut behinds = app.world_mut().get_mut::<WalkBehinds>(room).unwrap();
-        behinds.set_baseline(2, Some(1.0));
+        behinds.set_baseline(2, Some(2.0));
         app.update();
         app.update();
         assert!(world_z(&app, counter) < world_z(&app, character));

@@ -400,8 +400,8 @@ impl Case {
             let layer = add_mask(&mut app, 64, 48, behind_pixel);
             app.world_mut().entity_mut(room).insert(
                 WalkBehinds::new(layer, picture)
-                    .with_walk_behind(1, 4.0)
-                    .with_walk_behind(2, -16.0),
+                    .with_walk_behind(1, 20.0)
+                    .with_walk_behind(2, 40.0),
             );
         }
         let window = window_and_camera(&mut app);
@@ -735,8 +735,7 @@ impl Case {
             }
             21 => {
                 let id = 1 + self.rng.below(2) as u8;
-                let baseline = (!self.rng.chance(4))
-                    .then(|| self.room_at.y + self.rng.below(48) as f32 - 24.0);
+                let baseline = (!self.rng.chance(4)).then(|| self.rng.below(48) as f32);
                 #[cfg(feature = "walk_behinds")]
                 {
                     let room = self.room;
@@ -988,9 +987,9 @@ impl Case {
     }
 
     /// Every walker is drawn in front of a shown walk-behind exactly when its feet are
-    /// below the walk-behind's baseline (walkers within 3 units of it are left out:
-    /// the sort reads a room's placement of the frame before, and the room moves by 2
-    /// units at most).
+    /// below the walk-behind's baseline, a row of the room as the room is placed now
+    /// (walkers within 3 units of it are left out: the sort reads a room's placement
+    /// of the frame before, and the room moves by 2 units at most).
     #[cfg(feature = "walk_behinds")]
     fn check_walk_behinds(&mut self, ctx: &str) {
         let cut_outs: Vec<(u8, f32, f32)> = self
@@ -999,8 +998,9 @@ impl Case {
             .query::<(&WalkBehind, &Baseline, &GlobalTransform, &Visibility)>()
             .iter(self.app.world())
             .filter_map(|(behind, baseline, at, visibility)| match baseline {
-                Baseline::At(y) if *visibility != Visibility::Hidden => {
-                    Some((behind.id, *y, at.translation().z))
+                // The room's 48 rows, its middle at `room_at`.
+                Baseline::Row(row) if *visibility != Visibility::Hidden => {
+                    Some((behind.id, self.room_at.y + 24.0 - row, at.translation().z))
                 }
                 _ => None,
             })

@@ -52,7 +52,7 @@ fn the_player_walks_behind_a_pillar_and_in_front_of_it() {
         .find(|(_, walk_behind, _)| walk_behind.id == 1)
         .map(|(entity, _, baseline)| (entity, *baseline))
         .unwrap();
-    assert_eq!(baseline, Baseline::At(example::PILLAR_BASELINE));
+    assert_eq!(baseline, Baseline::Row(example::PILLAR_BASELINE));
     // Cut from the left pillar's pixels: x 449 to 567, y 0 to 660 of the picture.
     let centre = app.world().get::<Transform>(left).unwrap().translation;
     assert_eq!(centre.truncate(), px(508.5, 330.5));
