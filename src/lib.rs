@@ -529,6 +529,7 @@ impl Plugin for WalkmaskPlugin {
             WalkmaskStage::Changes,
             (
                 (
+                    walk::saved::take_up_loaded,
                     room::place_rooms,
                     layers::exits::enter_loaded_rooms.run_if(any_with_component::<EnteringRoom>),
                     walk::membership::follow_rooms::<false>,

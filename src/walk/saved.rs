@@ -1,7 +1,7 @@
 //! Walks saved in mid-walk and loaded back: what a save holds of a walker's request
 //! and walk, and how the lifecycle takes them up again after a load.
 //!
-//! A save made through reflection (a `DynamicScene` of the walkers) holds a walk in
+//! A save made through reflection (a `DynamicWorld` of the walkers) holds a walk in
 //! progress as its [`WalkPath`] (with [`GivenRoute`] for a walk through given
 //! points), and a request still being planned as [`RequestInFlight`]. The rest of
 //! the lifecycle's state (the search task, the basis the walk was planned on) means
@@ -188,6 +188,47 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
             route: WalkRoute::Pathfind,
         },
     );
+}
+
+/// Takes up what a load wrote onto walkers where the insert hooks could not: a
+/// `DynamicWorld` written into the world applies a component in place when the
+/// entity has it already (a [`RequestInFlight`] that [`Walker`] brought in as a
+/// required component runs no insert hook), and in whatever order its components
+/// come (a hook's commands may run before the walker has its [`Walker`]). A request
+/// in flight that no job plans, and a walk that has no basis and no plan under way,
+/// are taken up as the hooks take them up; what the hooks took up already is left.
+#[allow(clippy::type_complexity)]
+pub(crate) fn take_up_loaded(
+    mut commands: Commands,
+    in_flight: Query<
+        (Entity, &RequestInFlight, Option<&PathJob>),
+        (With<Walker>, Changed<RequestInFlight>),
+    >,
+    walks: Query<
+        (Entity, &WalkPath),
+        (
+            With<Walker>,
+            Added<WalkPath>,
+            Without<PlannedOn>,
+            Without<PathJob>,
+        ),
+    >,
+) {
+    for (walker, &loaded, job) in &in_flight {
+        for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
+            request.id.keep_later_ids_after();
+        }
+        if loaded
+            .planned
+            .is_some_and(|planned| planned_by(job).planned != Some(planned))
+        {
+            commands.queue(move |world: &mut World| take_up_request(world, walker, loaded));
+        }
+    }
+    for (walker, path) in &walks {
+        let request = path.request;
+        commands.queue(move |world: &mut World| take_up_walk(world, walker, request));
+    }
 }
 
 /// The insert hook of [`WalkPath`]: a walk inserted without the basis it was
