@@ -267,7 +267,19 @@ fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
     let (target, face) = (path.target, path.face);
     debug!("{walker}: the walk of {request} has no basis (loaded), planned again");
     entity.insert(WalkOnHold);
-    if !entity.contains::<PathJob>() {
-        entity.insert(PathJob::new(request, target, JobKind::Replan).with_face(face));
+    if entity.contains::<PathJob>() {
+        return;
+    }
+    // A request loaded in flight beside the walk is planned instead (its answer takes
+    // the walk's place): a re-plan's job would overwrite it with its own.
+    match entity
+        .get::<RequestInFlight>()
+        .copied()
+        .filter(|loaded| loaded.planned.is_some())
+    {
+        Some(loaded) => take_up_request(world, walker, loaded),
+        None => {
+            entity.insert(PathJob::new(request, target, JobKind::Replan).with_face(face));
+        }
     }
 }
