@@ -236,6 +236,99 @@ fn skipping_a_cutscene_finishes_every_walk_of_the_scene_and_runs_the_rest_in_ord
     }
 }
 
+/// How a scene of the hero and the sidekick ended: where each stands and faces, the
+/// game's own steps that ran, and where each of their walks arrived, in order.
+#[derive(Debug, PartialEq)]
+struct SceneEnd {
+    positions: [Vec2; 2],
+    facings: [FacingDirection; 2],
+    labels: Vec<String>,
+    arrivals: [Vec<Option<Vec2>>; 2],
+}
+
+/// Plays a scene (the hero walks, waits, notes, walks round the wall to face down,
+/// notes; the sidekick walks to face left), skipped after `skip_at` frames when
+/// given, to its end; checks that every request was answered and ended once.
+fn play_scene(pace: Pace, skip_at: Option<usize>) -> SceneEnd {
+    let mut app = app(pace);
+    let hero = spawn_walker(&mut app, Walker::new(60.0), px(5, 10));
+    let sidekick = spawn_walker(&mut app, Walker::new(60.0), px(5, 30));
+    for walker in [hero, sidekick] {
+        app.world_mut().entity_mut(walker).insert(Facing::four());
+    }
+    add_steps(
+        &mut app,
+        hero,
+        (
+            StartCutscene,
+            WalkTo::new(px(20, 10)),
+            Wait::seconds(0.3),
+            note("hero waited"),
+            WalkTo::new(px(55, 10)).facing(FaceTarget::Direction(FacingDirection::Down)),
+            note("hero there"),
+            EndCutscene,
+        ),
+    );
+    add_steps(
+        &mut app,
+        sidekick,
+        (
+            StartCutscene,
+            WalkTo::new(px(50, 30)).facing(FaceTarget::Direction(FacingDirection::Left)),
+            EndCutscene,
+        ),
+    );
+    let mut clock = pace.clock();
+    clock.frame(&mut app);
+    if let Some(skip_at) = skip_at {
+        clock.frames(&mut app, skip_at);
+        app.world_mut().commands().skip_cutscene();
+    }
+    clock.until(&mut app, 2000, |w| !w.resource::<Cutscene>().is_running());
+    // The walkers' last outcomes are sent.
+    clock.frames(&mut app, 2);
+    let ids = [requests_of(&app, hero), requests_of(&app, sidekick)];
+    assert_contract(app.world().resource::<Log>(), &ids.concat());
+    let facing = |e| app.world().get::<Facing>(e).unwrap().direction;
+    SceneEnd {
+        positions: [position(&app, hero), position(&app, sidekick)],
+        facings: [facing(hero), facing(sidekick)],
+        labels: app
+            .world()
+            .resource::<Trace>()
+            .0
+            .iter()
+            .map(|t| t.0.clone())
+            .collect(),
+        arrivals: ids.map(|ids| ids.iter().map(|&id| arrived_at(&app, id)).collect()),
+    }
+}
+
+/// A scene skipped at any frame, from its first to its last, ends as it ends played
+/// through: every walker where it would stand, facing its last way, the game's steps
+/// run in order, each walk arrived where it would have, every outcome sent once.
+/// Every frame under `AfterFrames`; a few paced.
+#[test]
+fn a_cutscene_skipped_at_any_frame_ends_as_it_ends_played_through() {
+    for pace in Pace::BOTH {
+        let played = play_scene(pace, None);
+        assert_eq!(
+            played.positions,
+            [px(55, 10), px(50, 30)],
+            "{pace:?}: {played:?}"
+        );
+        let every = match pace {
+            Pace::Exact(_) => 1,
+            _ => 17,
+        };
+        // The scene lasts about 1.5 s: 90 frames.
+        for skip_at in (0..100).step_by(every) {
+            let skipped = play_scene(pace, Some(skip_at));
+            assert_eq!(skipped, played, "{pace:?}: skipped after {skip_at} frames");
+        }
+    }
+}
+
 /// A click of the left button at `at`, pressed one frame and let go the next.
 fn click(app: &mut App, clock: &mut common::FrameClock, window: Entity, at: Vec2) {
     common::put_cursor(app, window, at);
