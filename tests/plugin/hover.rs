@@ -12,8 +12,7 @@ use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
 use bevy_walkmask::{HoverSource, WarmFieldCache};
 use common::{
-    Log, Pace, deterministic, pixel_centre, px, request, run, run_until, spawn_walker, wait_for,
-    wall_room_app,
+    Log, Pace, deterministic, px, request, run, run_until, spawn_walker, wait_for, wall_room_app,
 };
 
 fn app(warm_fields: bool) -> (App, Entity) {
@@ -241,7 +240,7 @@ fn over_a_hotspot_the_answer_is_the_walk_to_its_walk_to_point() {
     let statue = app
         .world_mut()
         .spawn((
-            Hotspot::new(1, "statue").with_walk_to(pixel_centre(40, 40)),
+            Hotspot::new(1, "statue").with_walk_to(common::pixel_centre(40, 40)),
             ChildOf(room),
         ))
         .id();
