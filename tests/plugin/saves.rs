@@ -337,14 +337,15 @@ fn run_save_case(seed: u64, pace: Pace) {
         }
     }
     assert!(settled, "{ctx}: the loaded walker still walks or plans");
-    let before = app.world().resource::<common::Log>();
-    let after = loaded_app.world().resource::<common::Log>();
-    for &id in &ids {
-        let kinds: Vec<common::Kind> = before
-            .kinds(id)
-            .into_iter()
-            .chain(after.kinds(id))
-            .collect();
+    let logs = [&app, &loaded_app].map(|app| app.world().resource::<common::Log>());
+    assert_one_answer_and_end(&ctx, &ids, &logs);
+}
+
+/// Every request of `ids`: exactly one answer, and one end for a walk begun, over the
+/// games whose `logs` are given (a saved game and the one it was loaded into).
+fn assert_one_answer_and_end(ctx: &str, ids: &[RequestId], logs: &[&common::Log]) {
+    for &id in ids {
+        let kinds: Vec<common::Kind> = logs.iter().flat_map(|log| log.kinds(id)).collect();
         let answers = kinds.iter().filter(|k| k.is_answer()).count();
         let ends = kinds.iter().filter(|k| k.is_end()).count();
         let started = kinds
@@ -612,26 +613,18 @@ fn run_world_save_case(seed: u64, pace: Pace, load: Load) -> Ending {
     );
     // Every request: one answer, and one end for each walk begun, over both games;
     // the walks of interactions too.
+    let logs: Vec<&common::Log> = games
+        .iter()
+        .map(|game| game.app.world().resource::<common::Log>())
+        .collect();
     let mut all: Vec<RequestId> = ids.clone();
-    for game in &games {
-        let log = game.app.world().resource::<common::Log>();
-        all.extend(log.observed.iter().map(|e| e.request));
-    }
+    all.extend(
+        logs.iter()
+            .flat_map(|log| log.observed.iter().map(|e| e.request)),
+    );
     all.sort_unstable();
     all.dedup();
-    for &id in &all {
-        let kinds: Vec<common::Kind> = games
-            .iter()
-            .flat_map(|game| game.app.world().resource::<common::Log>().kinds(id))
-            .collect();
-        let answers = kinds.iter().filter(|k| k.is_answer()).count();
-        let ends = kinds.iter().filter(|k| k.is_end()).count();
-        let started = kinds
-            .iter()
-            .any(|k| matches!(k, common::Kind::Ready { .. }));
-        assert_eq!(answers, 1, "{ctx}: {id}: {kinds:?}");
-        assert_eq!(ends, usize::from(started), "{ctx}: {id}: {kinds:?}");
-    }
+    assert_one_answer_and_end(&ctx, &all, &logs);
     // Every interaction: one ending, over both games.
     let mut ended = vec![0; 3];
     for (g, game) in games.iter().enumerate() {

@@ -139,6 +139,41 @@ fn a_sequence_runs_its_steps_in_order_each_after_the_last_ended() {
     }
 }
 
+/// A scene of two walkers at `speed`, each with its sequence: the hero walks, waits
+/// `wait` seconds, notes "hero waited", walks round the wall to face down and notes
+/// "hero there"; the sidekick walks to face left. Returns `[hero, sidekick]`.
+fn spawn_scene(app: &mut App, speed: f32, wait: f32) -> [Entity; 2] {
+    let hero = spawn_walker(app, Walker::new(speed), px(5, 10));
+    let sidekick = spawn_walker(app, Walker::new(speed), px(5, 30));
+    for walker in [hero, sidekick] {
+        app.world_mut().entity_mut(walker).insert(Facing::four());
+    }
+    add_steps(
+        app,
+        hero,
+        (
+            StartCutscene,
+            WalkTo::new(px(20, 10)),
+            Wait::seconds(wait),
+            note("hero waited"),
+            // Round the wall.
+            WalkTo::new(px(55, 10)).facing(FaceTarget::Direction(FacingDirection::Down)),
+            note("hero there"),
+            EndCutscene,
+        ),
+    );
+    add_steps(
+        app,
+        sidekick,
+        (
+            StartCutscene,
+            WalkTo::new(px(50, 30)).facing(FaceTarget::Direction(FacingDirection::Left)),
+            EndCutscene,
+        ),
+    );
+    [hero, sidekick]
+}
+
 /// Two walkers in a scene and one walking in the background; the scene is skipped
 /// while they walk. Both end at their destinations facing their last way, the step
 /// after the skipped wait runs, the scene ends, every request is answered and ends
@@ -147,35 +182,8 @@ fn a_sequence_runs_its_steps_in_order_each_after_the_last_ended() {
 fn skipping_a_cutscene_finishes_every_walk_of_the_scene_and_runs_the_rest_in_order() {
     for pace in Pace::BOTH {
         let mut app = app(pace);
-        let hero = spawn_walker(&mut app, Walker::new(40.0), px(5, 10));
-        let sidekick = spawn_walker(&mut app, Walker::new(40.0), px(5, 30));
+        let [hero, sidekick] = spawn_scene(&mut app, 40.0, 30.0);
         let passer = spawn_walker(&mut app, Walker::new(40.0), px(5, 44));
-        for walker in [hero, sidekick] {
-            app.world_mut().entity_mut(walker).insert(Facing::four());
-        }
-        add_steps(
-            &mut app,
-            hero,
-            (
-                StartCutscene,
-                WalkTo::new(px(20, 10)),
-                Wait::seconds(30.0),
-                note("hero waited"),
-                // Round the wall.
-                WalkTo::new(px(55, 10)).facing(FaceTarget::Direction(FacingDirection::Down)),
-                note("hero there"),
-                EndCutscene,
-            ),
-        );
-        add_steps(
-            &mut app,
-            sidekick,
-            (
-                StartCutscene,
-                WalkTo::new(px(50, 30)).facing(FaceTarget::Direction(FacingDirection::Left)),
-                EndCutscene,
-            ),
-        );
         add_steps(&mut app, passer, WalkTo::new(px(60, 44)));
         let mut clock = pace.clock();
         clock.frames(&mut app, 6);
@@ -246,38 +254,11 @@ struct SceneEnd {
     arrivals: [Vec<Option<Vec2>>; 2],
 }
 
-/// Plays a scene (the hero walks, waits, notes, walks round the wall to face down,
-/// notes; the sidekick walks to face left), skipped after `skip_at` frames when
-/// given, to its end; checks that every request was answered and ended once.
+/// Plays the scene of [`spawn_scene`], skipped after `skip_at` frames when given, to
+/// its end; checks that every request was answered and ended once.
 fn play_scene(pace: Pace, skip_at: Option<usize>) -> SceneEnd {
     let mut app = app(pace);
-    let hero = spawn_walker(&mut app, Walker::new(60.0), px(5, 10));
-    let sidekick = spawn_walker(&mut app, Walker::new(60.0), px(5, 30));
-    for walker in [hero, sidekick] {
-        app.world_mut().entity_mut(walker).insert(Facing::four());
-    }
-    add_steps(
-        &mut app,
-        hero,
-        (
-            StartCutscene,
-            WalkTo::new(px(20, 10)),
-            Wait::seconds(0.3),
-            note("hero waited"),
-            WalkTo::new(px(55, 10)).facing(FaceTarget::Direction(FacingDirection::Down)),
-            note("hero there"),
-            EndCutscene,
-        ),
-    );
-    add_steps(
-        &mut app,
-        sidekick,
-        (
-            StartCutscene,
-            WalkTo::new(px(50, 30)).facing(FaceTarget::Direction(FacingDirection::Left)),
-            EndCutscene,
-        ),
-    );
+    let [hero, sidekick] = spawn_scene(&mut app, 60.0, 0.3);
     let mut clock = pace.clock();
     clock.frame(&mut app);
     if let Some(skip_at) = skip_at {
