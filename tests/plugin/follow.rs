@@ -1,6 +1,6 @@
 //! Followers (`WalkFollow`): a companion walks after its leader round the wall and
 //! past walkers standing about, stands near it facing it, comes along into the next
-//! room, waits its delay, stops when the leader is gone, and lets the game's own
+//! room (and through a crowd and an exit the leader takes), waits its delay, stops when the leader is gone, and lets the game's own
 //! walks win; every request it makes gets its one answer and its one end. Under both
 //! paces.
 //!
@@ -225,6 +225,110 @@ fn a_follower_waits_its_delay_stops_when_its_leader_goes_and_lets_the_game_walk_
                 .iter()
                 .any(|e| e.entity == follower && matches!(e.kind, Kind::Stopped(..))),
             "{pace:?}: no WalkStopped for the follower"
+        );
+        assert_every_request_ends_once(&app);
+    }
+}
+
+/// The player takes an exit through a crowd: it walks past six walkers standing in
+/// the way under the wall to the door, walks off the room and is taken into room B by
+/// the game. The follower, behind it, keeps off the wall and out of the crowd, comes
+/// along into B (naming it), and stands near the player there; every request ends
+/// once.
+#[test]
+fn a_follower_comes_through_a_crowd_and_an_exit_into_the_next_room() {
+    for pace in Pace::BOTH {
+        let (mut app, a) = wall_room_app(pace.plugin());
+        let mask = add_mask(&mut app, 64, 48, room_pixel);
+        let b = app
+            .world_mut()
+            .spawn((WalkRoom::new(mask), Transform::from_xyz(1000.0, 0.0, 0.0)))
+            .id();
+        app.world_mut()
+            .spawn((SpawnPoint::new("gate", pixel_centre(10, 44)), ChildOf(b)));
+        let door = app
+            .world_mut()
+            .spawn((
+                Hotspot::new(1, "door").with_walk_to(pixel_centre(58, 44)),
+                RoomExit::new("B", "gate").with_walk_off(pixel_centre(70, 44)),
+                ChildOf(a),
+            ))
+            .id();
+        #[derive(Resource, Default)]
+        struct Exits(Vec<Entity>);
+        app.init_resource::<Exits>().add_observer(
+            move |e: On<RoomExitRequested>, mut exits: ResMut<Exits>, mut commands: Commands| {
+                exits.0.push(e.entity);
+                commands.entity(e.entity).enter_room(b, e.spawn.clone());
+            },
+        );
+        let player = spawn_walker(&mut app, Walker::new(90.0).with_radius(1.5), px(6, 44));
+        app.world_mut().entity_mut(player).insert(PlayerWalker);
+        let dog = follower(
+            &mut app,
+            px(3, 40),
+            WalkFollow::new(player)
+                .with_distance(6.0)
+                .with_slack(4.0)
+                .with_delay(0.1),
+        );
+        let crowd: Vec<Entity> = [
+            px(20, 41),
+            px(22, 46),
+            px(40, 41),
+            px(44, 46),
+            px(50, 42),
+            px(52, 46),
+        ]
+        .into_iter()
+        .map(|at| spawn_walker(&mut app, Walker::new(60.0).with_radius(1.5), at))
+        .collect();
+        let mut clock = pace.clock();
+        clock.frames(&mut app, 3);
+        app.world_mut()
+            .commands()
+            .entity(player)
+            .interact(door, Verb::INTERACT);
+        let mut closest = f32::INFINITY;
+        let mut came_along = false;
+        for _ in 0..1200 {
+            clock.frame(&mut app);
+            let world = app.world();
+            let at = position(&app, dog);
+            if world.get::<CurrentRoom>(dog).unwrap().get() == Some(a) {
+                let (x, y) = pixel_of(at);
+                assert_eq!(
+                    room_pixel(x, y),
+                    1,
+                    "{pace:?}: the follower on the wall at {at}"
+                );
+                for &other in &crowd {
+                    closest = closest.min(at.distance(position(&app, other)));
+                }
+            }
+            came_along |= world.get::<CurrentRoom>(dog).unwrap().get() == Some(b);
+            if came_along && stands(&app, dog) && stands(&app, player) {
+                break;
+            }
+        }
+        assert_eq!(app.world().resource::<Exits>().0, [player], "{pace:?}");
+        assert!(came_along, "{pace:?}: the follower stayed behind");
+        assert_eq!(
+            app.world().get::<Walker>(dog).unwrap().room,
+            Some(b),
+            "{pace:?}"
+        );
+        clock.frames(&mut app, 20);
+        let (at, player_at) = (position(&app, dog), position(&app, player));
+        assert!(
+            at.distance(player_at) <= 6.0 + 4.0 + 1.0,
+            "{pace:?}: the follower stands {} from the player in room B",
+            at.distance(player_at)
+        );
+        // Radii 1.5 and 1.5: a quarter of their sum is the most they overlap.
+        assert!(
+            closest >= 3.0 * 0.75,
+            "{pace:?}: the follower came within {closest} of a walker of the crowd"
         );
         assert_every_request_ends_once(&app);
     }
