@@ -428,6 +428,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<FaceTarget>()
             .register_type::<WalkRoute>()
             .register_type::<WalkInput>()
+            .register_type::<steering::Steered>()
             .register_type::<WalkChase>()
             .register_type::<WalkFollow>()
             .register_type::<WalkCycle>()

@@ -72,8 +72,10 @@ impl WalkInput {
     }
 }
 
-/// A walker that steering moved in the last frame.
-#[derive(Component)]
+/// A walker that steering moved in the last frame. Saved with the walker: one saved
+/// in the frame its [`WalkInput`] was removed stands once loaded.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Clone, Debug, Default)]
 pub(crate) struct Steered;
 
 /// A steered walker.

@@ -51,6 +51,9 @@ fn accept_walk(world: &mut World, request: WalkRequest, share: bool) {
         route,
     } = request;
     super::stats::request_read(world, id);
+    // A request loaded in flight and not read again yet is superseded by this one,
+    // as any request in flight, rather than lost.
+    super::saved::take_up_loaded_request(world, walker);
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         warn!("{id} for {walker}, which does not exist");
         answer_unreachable(world, walker, id, target);

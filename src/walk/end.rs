@@ -6,6 +6,7 @@ use bevy::prelude::*;
 
 use super::job::{JobKind, PathJob, PlannedOn, WalkOnHold};
 use super::obstacle_watch::ObstacleWatch;
+use super::saved::{RequestInFlight, not_taken_up};
 use super::stats::count_and_emit;
 use crate::outcome::{Outcome, PathCancelled, PathUnreachable, StopReason, WalkStopped};
 use crate::placement::entity_world_xy;
@@ -60,8 +61,14 @@ pub(crate) struct OpenWork {
 }
 
 impl OpenWork {
-    /// The open requests and walk of a walker being removed.
-    pub(crate) fn of(job: Option<&PathJob>, path: Option<&WalkPath>, position: Vec2) -> Self {
+    /// The open requests and walk of a walker being removed: its job's, and a
+    /// request loaded in flight and not read again yet (with the one it superseded).
+    pub(crate) fn of(
+        job: Option<&PathJob>,
+        path: Option<&WalkPath>,
+        in_flight: Option<&RequestInFlight>,
+        position: Vec2,
+    ) -> Self {
         let mut requests = Vec::new();
         if let Some(job) = job {
             if job.kind == JobKind::Request {
@@ -69,6 +76,11 @@ impl OpenWork {
             }
             if let Some(pending) = job.pending {
                 requests.push((pending.request, pending.target));
+            }
+        }
+        if let Some(loaded) = in_flight.and_then(|in_flight| not_taken_up(in_flight, job)) {
+            for request in [loaded.superseded(), loaded.get()].into_iter().flatten() {
+                requests.push((request.id, request.target));
             }
         }
         Self {
@@ -115,6 +127,7 @@ pub(crate) fn walker_removed(removed: On<Remove, Walker>, world: DeferredWorld) 
     let as_it_was = OpenWork::of(
         world.get::<PathJob>(walker),
         world.get::<WalkPath>(walker),
+        world.get::<RequestInFlight>(walker),
         position,
     );
     let mut world = world;
@@ -124,8 +137,15 @@ pub(crate) fn walker_removed(removed: On<Remove, Walker>, world: DeferredWorld) 
             Ok(entity) if entity.contains::<Walker>() => return,
             Ok(mut entity) => {
                 let position = entity_world_xy(entity.world(), walker).unwrap_or(Vec2::NAN);
-                let open =
-                    OpenWork::of(entity.get::<PathJob>(), entity.get::<WalkPath>(), position);
+                let open = OpenWork::of(
+                    entity.get::<PathJob>(),
+                    entity.get::<WalkPath>(),
+                    entity.get::<RequestInFlight>(),
+                    position,
+                );
+                if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
+                    in_flight.set_if_neq(RequestInFlight::default());
+                }
                 entity.remove::<(
                     PathJob,
                     WalkPath,

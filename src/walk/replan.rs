@@ -195,7 +195,12 @@ pub(crate) fn replan_changed(
 
 /// Whether the rest of `path`, from `from` (world), passes over a pixel of `mask`
 /// that `basis` does not let its walker use (blocked, or an area it may not enter).
-fn crosses_blocked(mask: &WalkMask, basis: &PlanBasis, from: Vec2, path: &WalkPath) -> bool {
+pub(super) fn crosses_blocked(
+    mask: &WalkMask,
+    basis: &PlanBasis,
+    from: Vec2,
+    path: &WalkPath,
+) -> bool {
     let rest = path.waypoints.get(path.next..).unwrap_or(&[]);
     crosses_blocked_from(
         mask,

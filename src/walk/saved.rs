@@ -9,9 +9,11 @@
 //! inserted without it, as a loaded scene inserts them, the walker takes up its walk
 //! or request again from where it stands, against the world as loaded:
 //!
-//! * a walk on a found path stands ([`WalkOnHold`]) until it is planned again from
-//!   here, answered [`PathReplanned`](crate::PathReplanned): a gate shut in the
-//!   loaded world is walked round, or the walk ends where any walk would end
+//! * a walk on a found path whose way on crosses no pixel the loaded world forbids
+//!   walks on as saved, planned on the world as loaded;
+//! * any other walk on a found path stands ([`WalkOnHold`]) until it is planned
+//!   again from here, answered [`PathReplanned`](crate::PathReplanned): a gate shut
+//!   in the loaded world is walked round, or the walk ends where any walk would end
 //!   against it;
 //! * a walk through given points walks on;
 //! * a request in flight is read again with its own id: it gets its one answer.
@@ -22,8 +24,12 @@ use bevy::prelude::*;
 
 use super::accept::accept_request;
 use super::end::cancel;
-use super::job::{GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold};
+use super::job::{GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold, on_given_route};
+use super::replan::{Placed, crosses_blocked};
+use crate::asset::WalkMask;
 use crate::facing::FaceTarget;
+use crate::placement::{Parents, walker_xy};
+use crate::plan::basis::{PlanBasis, Rooms, current_basis};
 use crate::request::{RequestId, WalkRequest, WalkRoute, keep_ids_after_inserted};
 use crate::walker::{WalkPath, Walker};
 
@@ -139,40 +145,71 @@ pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
     }
 }
 
-/// The insert hook of [`RequestInFlight`]: one inserted with a request on a walker
+/// The insert hook of [`RequestInFlight`]: ids handed out from here on come after
+/// the ones a loaded request carries, and one inserted with a request on a walker
 /// with no job for it (loaded from a save) is read again once the commands run.
 fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     let walker = context.entity;
     let Some(&loaded) = world.get::<RequestInFlight>(walker) else {
         return;
     };
-    let Some(planned) = loaded.planned else {
-        return;
-    };
-    // Ids handed out from here on come after the loaded ones.
     for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
         request.id.keep_later_ids_after();
     }
-    if planned_by(world.get::<PathJob>(walker)).planned != Some(planned) {
+    if loaded.planned.is_some()
+        && planned_by(world.get::<PathJob>(walker)).planned != loaded.planned
+    {
         world
             .commands()
             .queue(move |world: &mut World| take_up_request(world, walker, loaded));
     }
 }
 
-/// Reads a loaded request again, unless the walker was planned for it (or is gone,
-/// or no longer a walker) by the time the commands run; the request it superseded
-/// is answered [`PathCancelled`](crate::PathCancelled).
+/// The request loaded in flight that `in_flight` holds and `job` does not plan (not
+/// read again yet), if any.
+pub(super) fn not_taken_up(
+    in_flight: &RequestInFlight,
+    job: Option<&PathJob>,
+) -> Option<RequestInFlight> {
+    (in_flight.planned.is_some() && planned_by(job).planned != in_flight.planned)
+        .then_some(*in_flight)
+}
+
+/// Takes up a request loaded in flight on `walker` that no job plans yet, if there is
+/// one: called before the walker's next request is accepted, so that the loaded one
+/// gets its answer (superseded by the new one, as any request in flight) rather than
+/// being lost.
+pub(super) fn take_up_loaded_request(world: &mut World, walker: Entity) {
+    let Some(loaded) = world
+        .get::<RequestInFlight>(walker)
+        .and_then(|in_flight| not_taken_up(in_flight, world.get::<PathJob>(walker)))
+    else {
+        return;
+    };
+    take_up_request(world, walker, loaded);
+}
+
+/// Reads a loaded request again, unless the walker was planned for it, or it was
+/// taken up already (or the walker is gone, or no longer a walker) by the time the
+/// commands run; the request it superseded is answered
+/// [`PathCancelled`](crate::PathCancelled).
 fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
-    let Ok(entity) = world.get_entity(walker) else {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
     let Some(planned) = loaded.planned else {
         return;
     };
-    if !entity.contains::<Walker>() || planned_by(entity.get::<PathJob>()).planned == Some(planned)
+    let now = planned_by(entity.get::<PathJob>());
+    if !entity.contains::<Walker>()
+        || entity.get::<RequestInFlight>() != Some(&loaded)
+        || now.planned == Some(planned)
     {
         return;
+    }
+    // Taken up: until it is read again, the walker's job plans what it plans.
+    if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
+        *in_flight = now;
     }
     if let Some(superseded) = loaded.superseded {
         cancel(world, walker, superseded.id, superseded.target);
@@ -190,29 +227,42 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
     );
 }
 
-/// Takes up what a load wrote onto walkers where the insert hooks could not: a
-/// `DynamicWorld` written into the world applies a component in place when the
-/// entity has it already (a [`RequestInFlight`] that [`Walker`] brought in as a
-/// required component runs no insert hook), and in whatever order its components
-/// come (a hook's commands may run before the walker has its [`Walker`]). A request
-/// in flight that no job plans, and a walk that has no basis and no plan under way,
-/// are taken up as the hooks take them up; what the hooks took up already is left.
-#[allow(clippy::type_complexity)]
+/// A walk loaded onto a walker: without the basis it was planned on (the lifecycle
+/// inserts a walk with its basis).
+type LoadedWalk = (
+    Entity,
+    &'static Walker,
+    &'static WalkPath,
+    &'static Transform,
+    Option<&'static ChildOf>,
+    Option<&'static GivenRoute>,
+);
+
+/// Takes up what a load wrote onto walkers (a `DynamicWorld` written into the world
+/// inserts components in any order, or applies them in place over the defaults
+/// [`Walker`] requires, which runs no insert hook):
+///
+/// * a request in flight that no job plans is read again with its own id (one
+///   inserted is taken up by its insert hook already; one applied in place, here or
+///   when the walker's next request comes, whichever is first);
+/// * a walk whose way on, from where the walker stands, crosses no pixel the world
+///   as loaded forbids it walks on as saved, planned on the world as loaded: nothing
+///   is planned again or reported;
+/// * any other walk on a found path stands until it is planned again from here (or,
+///   with a request loaded in flight beside it, until that request is answered); a
+///   walk through given points walks on.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn take_up_loaded(
     mut commands: Commands,
     in_flight: Query<
         (Entity, &RequestInFlight, Option<&PathJob>),
         (With<Walker>, Changed<RequestInFlight>),
     >,
-    walks: Query<
-        (Entity, &WalkPath),
-        (
-            With<Walker>,
-            Added<WalkPath>,
-            Without<PlannedOn>,
-            Without<PathJob>,
-        ),
-    >,
+    walks: Query<LoadedWalk, (Added<WalkPath>, Without<PlannedOn>)>,
+    parents: Parents,
+    rooms: Rooms,
+    masks: Res<Assets<WalkMask>>,
+    server: Option<Res<AssetServer>>,
 ) {
     for (walker, &loaded, job) in &in_flight {
         for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
@@ -225,25 +275,53 @@ pub(crate) fn take_up_loaded(
             commands.queue(move |world: &mut World| take_up_request(world, walker, loaded));
         }
     }
-    for (walker, path) in &walks {
+    for (walker, body, path, transform, child_of, given) in &walks {
         let request = path.request;
+        if !on_given_route(Some(path), given) {
+            let position = walker_xy(transform, child_of, &parents);
+            if let Ok((basis, mask)) =
+                current_basis(body, position, &rooms, &masks, server.as_deref())
+                && basis.mapping.is_valid()
+                && !crosses_blocked(mask, &basis, position, path)
+            {
+                let placed = transform.translation.truncate();
+                commands.queue(move |world: &mut World| {
+                    walk_on_as_saved(world, walker, request, basis, placed);
+                });
+                continue;
+            }
+        }
         commands.queue(move |world: &mut World| take_up_walk(world, walker, request));
     }
 }
 
-/// The insert hook of [`WalkPath`]: a walk inserted without the basis it was
-/// planned on (loaded from a save) is taken up again once the commands run, when it
-/// still has none then (the lifecycle inserts the basis in the same command as the
-/// walk).
-pub(crate) fn walk_path_inserted(mut world: DeferredWorld, context: HookContext) {
-    keep_ids_after_inserted::<WalkPath>(world.reborrow(), context);
-    let walker = context.entity;
-    let Some(request) = world.get::<WalkPath>(walker).map(|path| path.request) else {
+/// Lets a loaded walk of `request` go on as saved, planned on `basis` (the world as
+/// loaded), unless it was taken up otherwise by the time the commands run.
+fn walk_on_as_saved(
+    world: &mut World,
+    walker: Entity,
+    request: RequestId,
+    basis: PlanBasis,
+    placed: Vec2,
+) {
+    let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
-    world
-        .commands()
-        .queue(move |world: &mut World| take_up_walk(world, walker, request));
+    if entity.get::<WalkPath>().map(|path| path.request) != Some(request)
+        || entity.contains::<PlannedOn>()
+    {
+        return;
+    }
+    debug!("{walker}: the walk of {request} (loaded) goes on as saved");
+    // Where the plugin left it: the walker stands where the save put it, not moved
+    // by game code.
+    entity.insert((PlannedOn(basis), Placed(placed)));
+}
+
+/// The insert hook of [`WalkPath`]: ids handed out from here on come after its
+/// request's ([`take_up_loaded`] takes up a walk loaded without its basis).
+pub(crate) fn walk_path_inserted(world: DeferredWorld, context: HookContext) {
+    keep_ids_after_inserted::<WalkPath>(world, context);
 }
 
 /// Takes up a walk of `request` that has no basis: it stands until it is planned

@@ -121,7 +121,8 @@ struct ExitLog {
 }
 
 /// Walkers that the game despawns when they arrive.
-#[derive(Component)]
+#[derive(Component, Reflect)]
+#[reflect(Component)]
 struct DespawnOnArrival;
 
 /// The room's hotspots (the region layer serves as their layer): 1 walked to a
@@ -286,6 +287,165 @@ struct Case {
     /// How many kinds of operation are drawn from (cases found before sequences
     /// draw from the first 23).
     operations: u32,
+    /// How the case runs, its answer timing and grid budget (a load builds the
+    /// world again alike).
+    mode: Mode,
+    timing: AnswerTiming,
+    tight: bool,
+    /// The mask variant the room's mask asset holds now.
+    mask_variant: u32,
+    /// Each walker's number in the order walkers were spawned: the same walker in
+    /// a run saved and loaded (where it is another entity) and in one that is not.
+    serials: HashMap<Entity, u32>,
+    /// Whether the streams are sent in the order of the walkers' numbers instead of
+    /// their entities (runs compared across a save).
+    by_serial: bool,
+    /// The frame at which the game is saved and loaded into a new app, if it is.
+    save_at: Option<u32>,
+    /// Frames run so far.
+    frames_run: u32,
+}
+
+/// What [`build`] makes.
+struct Built {
+    app: App,
+    room: Entity,
+    mask: Handle<WalkMask>,
+    hotspots: Vec<Entity>,
+    window: Entity,
+}
+
+/// The case's world, before any walker: the app, its room and second room with
+/// their layers and hotspots, a window and a camera, and the logs' observers.
+fn build(mode: Mode, timing: AnswerTiming, tight: bool) -> Built {
+    let plugin = WalkmaskPlugin {
+        answer_timing: timing,
+        grid_cache_bytes: if tight { 4096 } else { 64 << 20 },
+        click_input: ClickInput::Cursor,
+        ..deterministic()
+    };
+    let mut app = if matches!(mode, Mode::Replay { .. }) {
+        // One fixed step of 16 ms a frame.
+        let mut app = headless_app(plugin.in_schedule(FixedUpdate));
+        app.insert_resource(Time::<Fixed>::from_duration(
+            std::time::Duration::from_millis(16),
+        ));
+        app
+    } else {
+        headless_app(plugin)
+    };
+    add_log(&mut app);
+    // What a save holds of the walkers.
+    app.register_type::<Transform>()
+        .register_type::<DespawnOnArrival>();
+    app.init_resource::<RegionLog>()
+        .add_observer(|e: On<RegionEntered>, mut log: ResMut<RegionLog>| {
+            log.0.push((e.entity, true, e.region));
+        })
+        .add_observer(|e: On<RegionExited>, mut log: ResMut<RegionLog>| {
+            log.0.push((e.entity, false, e.region));
+        });
+    app.init_resource::<ExitLog>()
+        .add_observer(|e: On<InteractionArrived>, mut log: ResMut<ExitLog>| {
+            if e.at_walk_to {
+                *log.arrived_at_walk_to
+                    .entry((e.walker, e.hotspot))
+                    .or_default() += 1;
+            }
+        })
+        .add_observer(
+            |e: On<RoomExitRequested>,
+             mut log: ResMut<ExitLog>,
+             rooms: Query<Entity, With<SecondRoom>>,
+             mut commands: Commands| {
+                let key = (e.entity, e.exit);
+                let exits = log.exits.entry(key).or_default();
+                *exits += 1;
+                let exits = *exits;
+                if exits > log.arrived_at_walk_to.get(&key).copied().unwrap_or(0) {
+                    log.unearned.push(key);
+                }
+                // The game takes the walker into the second room.
+                if let Ok(room) = rooms.single() {
+                    commands.entity(e.entity).enter_room(room, e.spawn.clone());
+                }
+            },
+        )
+        .add_observer(
+            |e: On<Arrived>, marked: Query<(), With<DespawnOnArrival>>, mut commands: Commands| {
+                if marked.contains(e.entity) {
+                    commands.entity(e.entity).despawn();
+                }
+            },
+        );
+    let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
+    let layer = add_mask(&mut app, 64, 48, region_pixel);
+    // After the sequences' steps start, in `Last`: an interact step whose verb
+    // acts in place ends its interaction then.
+    #[cfg(feature = "sequences")]
+    let record_interactions = record_interactions
+        .after(bevy_walkmask::sequence::SequentialActionsPlugin::check_actions::<()>);
+    app.init_resource::<InteractionLog>()
+        .add_systems(Last, record_interactions);
+    #[cfg(feature = "sequences")]
+    app.init_resource::<steps::StepInteractions>();
+    let room = app
+        .world_mut()
+        .spawn((
+            WalkRoom::new(mask.clone()),
+            WalkRegions::new(layer.clone()),
+            WalkHotspots::new(layer),
+        ))
+        .id();
+    let hotspots = (1..=3)
+        .map(|id| app.world_mut().spawn((hotspot(id), ChildOf(room))).id())
+        .collect::<Vec<_>>();
+    #[cfg(feature = "walk_behinds")]
+    {
+        use bevy::asset::RenderAssetUsages;
+        app.init_asset::<Image>();
+        let picture = image::RgbaImage::from_pixel(64, 48, image::Rgba([90, 80, 70, 255]));
+        let picture = app
+            .world_mut()
+            .resource_mut::<Assets<Image>>()
+            .add(Image::from_dynamic(
+                image::DynamicImage::ImageRgba8(picture),
+                true,
+                RenderAssetUsages::default(),
+            ));
+        let layer = add_mask(&mut app, 64, 48, behind_pixel);
+        app.world_mut().entity_mut(room).insert(
+            WalkBehinds::new(layer, picture)
+                .with_walk_behind(1, 20.0)
+                .with_walk_behind(2, 40.0),
+        );
+    }
+    let window = window_and_camera(&mut app);
+    // Hotspot 1 is also the exit to the second room (its walk-off leaves the
+    // picture at the bottom), 1000 units to the right, where walkers come in at
+    // its gate and from which the same way leads back.
+    app.world_mut().entity_mut(hotspots[0]).insert(
+        RoomExit::new("second", "gate").with_walk_off(pixel_centre(8, 40) + Vec2::new(0.0, 12.0)),
+    );
+    let second = app
+        .world_mut()
+        .spawn((
+            WalkRoom::new(mask.clone()),
+            Transform::from_xyz(1000.0, 0.0, 0.0),
+            SecondRoom,
+        ))
+        .id();
+    app.world_mut().spawn((
+        SpawnPoint::new("gate", pixel_centre(50, 40)),
+        ChildOf(second),
+    ));
+    Built {
+        app,
+        room,
+        mask,
+        hotspots,
+        window,
+    }
 }
 
 impl Case {
@@ -303,127 +463,13 @@ impl Case {
         // A third of the cases with a grid budget too small for even one grid: every
         // grid a frame uses is kept all the same, and none evicts another in use.
         let tight = rng.chance(3);
-        let plugin = WalkmaskPlugin {
-            answer_timing: timing,
-            grid_cache_bytes: if tight { 4096 } else { 64 << 20 },
-            click_input: ClickInput::Cursor,
-            ..deterministic()
-        };
-        let mut app = if matches!(mode, Mode::Replay { .. }) {
-            // One fixed step of 16 ms a frame.
-            let mut app = headless_app(plugin.in_schedule(FixedUpdate));
-            app.insert_resource(Time::<Fixed>::from_duration(
-                std::time::Duration::from_millis(16),
-            ));
-            app
-        } else {
-            headless_app(plugin)
-        };
-        add_log(&mut app);
-        app.init_resource::<RegionLog>()
-            .add_observer(|e: On<RegionEntered>, mut log: ResMut<RegionLog>| {
-                log.0.push((e.entity, true, e.region));
-            })
-            .add_observer(|e: On<RegionExited>, mut log: ResMut<RegionLog>| {
-                log.0.push((e.entity, false, e.region));
-            });
-        app.init_resource::<ExitLog>()
-            .add_observer(|e: On<InteractionArrived>, mut log: ResMut<ExitLog>| {
-                if e.at_walk_to {
-                    *log.arrived_at_walk_to
-                        .entry((e.walker, e.hotspot))
-                        .or_default() += 1;
-                }
-            })
-            .add_observer(
-                |e: On<RoomExitRequested>,
-                 mut log: ResMut<ExitLog>,
-                 rooms: Query<Entity, With<SecondRoom>>,
-                 mut commands: Commands| {
-                    let key = (e.entity, e.exit);
-                    let exits = log.exits.entry(key).or_default();
-                    *exits += 1;
-                    let exits = *exits;
-                    if exits > log.arrived_at_walk_to.get(&key).copied().unwrap_or(0) {
-                        log.unearned.push(key);
-                    }
-                    // The game takes the walker into the second room.
-                    if let Ok(room) = rooms.single() {
-                        commands.entity(e.entity).enter_room(room, e.spawn.clone());
-                    }
-                },
-            )
-            .add_observer(
-                |e: On<Arrived>,
-                 marked: Query<(), With<DespawnOnArrival>>,
-                 mut commands: Commands| {
-                    if marked.contains(e.entity) {
-                        commands.entity(e.entity).despawn();
-                    }
-                },
-            );
-        let mask = add_mask(&mut app, 64, 48, |x, y| mask_pixel(0, x, y));
-        let layer = add_mask(&mut app, 64, 48, region_pixel);
-        // After the sequences' steps start, in `Last`: an interact step whose verb
-        // acts in place ends its interaction then.
-        #[cfg(feature = "sequences")]
-        let record_interactions = record_interactions
-            .after(bevy_walkmask::sequence::SequentialActionsPlugin::check_actions::<()>);
-        app.init_resource::<InteractionLog>()
-            .add_systems(Last, record_interactions);
-        #[cfg(feature = "sequences")]
-        app.init_resource::<steps::StepInteractions>();
-        let room = app
-            .world_mut()
-            .spawn((
-                WalkRoom::new(mask.clone()),
-                WalkRegions::new(layer.clone()),
-                WalkHotspots::new(layer),
-            ))
-            .id();
-        let hotspots = (1..=3)
-            .map(|id| app.world_mut().spawn((hotspot(id), ChildOf(room))).id())
-            .collect::<Vec<_>>();
-        #[cfg(feature = "walk_behinds")]
-        {
-            use bevy::asset::RenderAssetUsages;
-            app.init_asset::<Image>();
-            let picture = image::RgbaImage::from_pixel(64, 48, image::Rgba([90, 80, 70, 255]));
-            let picture = app
-                .world_mut()
-                .resource_mut::<Assets<Image>>()
-                .add(Image::from_dynamic(
-                    image::DynamicImage::ImageRgba8(picture),
-                    true,
-                    RenderAssetUsages::default(),
-                ));
-            let layer = add_mask(&mut app, 64, 48, behind_pixel);
-            app.world_mut().entity_mut(room).insert(
-                WalkBehinds::new(layer, picture)
-                    .with_walk_behind(1, 20.0)
-                    .with_walk_behind(2, 40.0),
-            );
-        }
-        let window = window_and_camera(&mut app);
-        // Hotspot 1 is also the exit to the second room (its walk-off leaves the
-        // picture at the bottom), 1000 units to the right, where walkers come in at
-        // its gate and from which the same way leads back.
-        app.world_mut().entity_mut(hotspots[0]).insert(
-            RoomExit::new("second", "gate")
-                .with_walk_off(pixel_centre(8, 40) + Vec2::new(0.0, 12.0)),
-        );
-        let second = app
-            .world_mut()
-            .spawn((
-                WalkRoom::new(mask.clone()),
-                Transform::from_xyz(1000.0, 0.0, 0.0),
-                SecondRoom,
-            ))
-            .id();
-        app.world_mut().spawn((
-            SpawnPoint::new("gate", pixel_centre(50, 40)),
-            ChildOf(second),
-        ));
+        let Built {
+            app,
+            room,
+            mask,
+            hotspots,
+            window,
+        } = build(mode, timing, tight);
         let mut case = Self {
             app,
             rng,
@@ -446,6 +492,14 @@ impl Case {
             window,
             held: None,
             operations: OPERATIONS,
+            mode,
+            timing,
+            tight,
+            mask_variant: 0,
+            serials: HashMap::new(),
+            by_serial: false,
+            save_at: None,
+            frames_run: 0,
         };
         let walkers = if case.crowd {
             10
@@ -513,6 +567,7 @@ impl Case {
         let id = walker.id();
         self.walkers.push(id);
         self.placed.insert(id);
+        self.serials.insert(id, self.serials.len() as u32);
     }
 
     fn pick(&mut self) -> Option<Entity> {
@@ -525,6 +580,9 @@ impl Case {
 
     fn request(&mut self, walker: Entity, target: Vec2) {
         let id = request(&mut self.app, walker, target);
+        if self.by_serial {
+            self.trace.push(format!("  sent {id}"));
+        }
         self.issued.push(id);
     }
 
@@ -540,7 +598,12 @@ impl Case {
             .world()
             .get::<Transform>(walker)
             .map(|t| t.translation.truncate());
-        self.trace.push(format!("op {op} on {walker} at {at:?}"));
+        let who = if self.by_serial {
+            format!("walker #{}", self.serials[&walker])
+        } else {
+            walker.to_string()
+        };
+        self.trace.push(format!("op {op} on {who} at {at:?}"));
         match op {
             0..=3 => {
                 let target = self.random_point();
@@ -769,6 +832,7 @@ impl Case {
                     mask_pixel(variant, x, y)
                 })
                 .unwrap();
+                self.mask_variant = variant;
                 let mask = self.mask.clone();
                 *self
                     .app
@@ -816,6 +880,13 @@ impl Case {
     /// One frame: operations, the streams, the update, then the per-frame checks.
     fn frame(&mut self, seed: u64, frame: u32, quiet: bool) {
         self.trace.push(format!("frame {frame}"));
+        self.frames_run += 1;
+        // Saved and loaded into a new app (not while the button is held: a game
+        // saves from a menu).
+        if self.save_at.is_some_and(|at| self.frames_run >= at) && self.held.is_none() {
+            self.save_at = None;
+            self.save_and_load(frame);
+        }
         // Walkers that observers despawned are gone from the model too.
         let world = self.app.world();
         self.walkers.retain(|&w| world.get::<Walker>(w).is_some());
@@ -825,8 +896,12 @@ impl Case {
             self.operate();
         }
         let mut streams: Vec<(Entity, Vec2)> = self.streams.iter().map(|(e, p)| (*e, *p)).collect();
-        // In one order in every run (replays compare two).
-        streams.sort_unstable_by_key(|(e, _)| *e);
+        // In one order in every run (replays compare two, and so do saves).
+        if self.by_serial {
+            streams.sort_unstable_by_key(|(e, _)| self.serials[e]);
+        } else {
+            streams.sort_unstable_by_key(|(e, _)| *e);
+        }
         for (walker, at) in streams {
             let next = at + Vec2::new(self.rng.below(3) as f32 - 1.0, 0.0);
             self.streams.insert(walker, next);
@@ -970,6 +1045,19 @@ impl Case {
             })
             .collect();
         self.check_regions(&ctx, &moved_rooms);
+        if self.by_serial {
+            // The outcomes, by walker number: two runs compared across a save part
+            // where they first differ.
+            let log = self.app.world().resource::<Log>();
+            let outcomes: Vec<String> = log.observed[self.seen_entries..]
+                .iter()
+                .map(|e| {
+                    let who = self.serials.get(&e.entity).map_or(-1, |&n| n as i64);
+                    format!("  #{who} {:?} ({})", e.kind, e.request)
+                })
+                .collect();
+            self.trace.extend(outcomes);
+        }
         self.check_answers(&ctx);
         #[cfg(feature = "sequences")]
         self.count_step_interactions();
@@ -1153,7 +1241,12 @@ impl Case {
             let steered = world
                 .get::<WalkInput>(walker)
                 .is_some_and(|input| input.0 != Vec2::ZERO);
-            assert!(steered, "{ctx}: {walker} walking without a path or input");
+            assert!(
+                steered,
+                "{ctx}: {walker} walking without a path or input: {:?}\n{}",
+                world.get::<RequestInFlight>(walker),
+                self.trace.join("\n")
+            );
         }
         if let Some(path) = path {
             assert!(path.next <= path.waypoints.len(), "{ctx}: {path:?}");
@@ -1406,6 +1499,225 @@ impl Case {
             "{ctx}"
         );
     }
+}
+
+impl Case {
+    /// Saves the game as a game saves it and loads it into a new app, where it goes
+    /// on. The game spawns its rooms and hotspots again and sets them as they were
+    /// (placement, areas, regions, walk-behinds, the mask it swapped in, hotspots
+    /// switched or spawned again); the walkers come through a `DynamicWorld`
+    /// written to RON and read back. The model's logs and records follow, their
+    /// entities mapped to the new app's.
+    fn save_and_load(&mut self, frame: u32) {
+        use bevy::ecs::entity::EntityHashMap;
+        self.trace
+            .push(format!("saved and loaded before frame {frame}"));
+        let Built {
+            mut app,
+            room,
+            mask,
+            hotspots,
+            window,
+        } = build(self.mode, self.timing, self.tight);
+        self.app.world_mut().flush();
+        let old = self.app.world_mut();
+        let second_of = |world: &mut World| {
+            world
+                .query_filtered::<Entity, With<SecondRoom>>()
+                .single(world)
+                .unwrap()
+        };
+        let mut entities = EntityHashMap::default();
+        entities.insert(self.room, room);
+        entities.insert(second_of(old), second_of(app.world_mut()));
+        entities.insert(self.window, window);
+        // The game's rooms, as it left them.
+        let old = self.app.world();
+        let new = app.world_mut();
+        *new.get_mut::<Transform>(room).unwrap() = *old.get::<Transform>(self.room).unwrap();
+        new.get_mut::<WalkRoom>(room).unwrap().areas =
+            old.get::<WalkRoom>(self.room).unwrap().areas;
+        new.get_mut::<WalkRegions>(room).unwrap().regions =
+            old.get::<WalkRegions>(self.room).unwrap().regions.clone();
+        #[cfg(feature = "walk_behinds")]
+        for id in 1..=2 {
+            let baseline = old.get::<WalkBehinds>(self.room).unwrap().baseline(id);
+            new.get_mut::<WalkBehinds>(room)
+                .unwrap()
+                .set_baseline(id, baseline);
+        }
+        if self.mask_variant != 0 {
+            let variant = self.mask_variant;
+            let swapped = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
+                mask_pixel(variant, x, y)
+            })
+            .unwrap();
+            *new.resource_mut::<Assets<WalkMask>>()
+                .get_mut(&mask)
+                .unwrap() = WalkMask::new(swapped);
+        }
+        for (&was, &now) in self.hotspots.iter().zip(&hotspots) {
+            entities.insert(was, now);
+            new.get_mut::<Hotspot>(now).unwrap().enabled = old.get::<Hotspot>(was).unwrap().enabled;
+            // Spawned again by the game without its exit.
+            if old.get::<RoomExit>(was).is_none() {
+                new.entity_mut(now).remove::<RoomExit>();
+            }
+        }
+        // The game runs its rooms a frame before it loads the characters.
+        app.update();
+        let new = app.world_mut();
+        // The walkers, through a save.
+        let walkers: Vec<Entity> = self
+            .walkers
+            .iter()
+            .copied()
+            .filter(|&w| old.get::<Walker>(w).is_some())
+            .collect();
+        for &w in &walkers {
+            let names: Vec<String> = old
+                .inspect_entity(w)
+                .unwrap()
+                .map(|c| c.name().shortname().to_string())
+                .collect();
+            self.trace.push(format!(
+                "  saved #{}: {:?} {:?} {:?} {:?} {names:?}",
+                self.serials[&w],
+                old.get::<RequestInFlight>(w),
+                old.get::<WalkPath>(w).map(|p| p.request),
+                old.get::<WalkState>(w),
+                old.get::<Interacting>(w)
+            ));
+        }
+        crate::saves::write_saved_walkers(old, &walkers, new, &mut entities);
+        // The model's records of the old app, its entities mapped (those gone, or not
+        // saved, to new entities that stand for them).
+        let mut map =
+            |e: Entity| -> Entity { *entities.entry(e).or_insert_with(|| new.spawn_empty().id()) };
+        let mut log = std::mem::take(&mut *self.app.world_mut().resource_mut::<Log>());
+        // Outcomes sent after the last frame's messages were read stay unread in the
+        // old app: they are the last ones the observers saw.
+        let mut unread: HashMap<String, usize> = HashMap::new();
+        for entry in &log.observed {
+            *unread.entry(format!("{entry:?}")).or_default() += 1;
+        }
+        for entry in &log.messages {
+            if let Some(n) = unread.get_mut(&format!("{entry:?}")) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        let unread: Vec<common::Entry> = log
+            .observed
+            .iter()
+            .rev()
+            .filter(|entry| {
+                unread
+                    .get_mut(&format!("{entry:?}"))
+                    .is_some_and(|n| std::mem::replace(n, n.saturating_sub(1)) > 0)
+            })
+            .cloned()
+            .collect();
+        log.messages.extend(unread.into_iter().rev());
+        for entry in log.observed.iter_mut().chain(&mut log.messages) {
+            entry.entity = map(entry.entity);
+        }
+        let mut regions = std::mem::take(&mut self.app.world_mut().resource_mut::<RegionLog>().0);
+        for entry in &mut regions {
+            entry.0 = map(entry.0);
+        }
+        let interactions =
+            std::mem::take(&mut self.app.world_mut().resource_mut::<InteractionLog>().0);
+        let interactions = interactions.into_iter().map(|(w, n)| (map(w), n)).collect();
+        let exits = std::mem::take(&mut *self.app.world_mut().resource_mut::<ExitLog>());
+        let pairs = |pairs: HashMap<(Entity, Entity), u32>,
+                     map: &mut dyn FnMut(Entity) -> Entity| {
+            pairs
+                .into_iter()
+                .map(|((w, h), n)| ((map(w), map(h)), n))
+                .collect()
+        };
+        let exits = ExitLog {
+            arrived_at_walk_to: pairs(exits.arrived_at_walk_to, &mut map),
+            exits: pairs(exits.exits, &mut map),
+            unearned: exits
+                .unearned
+                .into_iter()
+                .map(|(w, h)| (map(w), map(h)))
+                .collect(),
+        };
+        self.walkers = self.walkers.iter().map(|&w| map(w)).collect();
+        self.streams = self.streams.iter().map(|(&w, &at)| (map(w), at)).collect();
+        self.interactions = self
+            .interactions
+            .iter()
+            .map(|(&w, &n)| (map(w), n))
+            .collect();
+        self.placed = self.placed.iter().map(|&w| map(w)).collect();
+        self.serials = self.serials.iter().map(|(&w, &n)| (map(w), n)).collect();
+        // The plugin's counts go on from the old app's (a request it was waiting on
+        // is read again in the new one).
+        let stats = WalkStats {
+            waiting: 0,
+            ..self.app.world().resource::<WalkStats>().clone()
+        };
+        let world = app.world_mut();
+        *world.resource_mut::<Log>() = log;
+        world.resource_mut::<RegionLog>().0 = regions;
+        world.resource_mut::<InteractionLog>().0 = interactions;
+        *world.resource_mut::<ExitLog>() = exits;
+        *world.resource_mut::<WalkStats>() = stats;
+        self.app = app;
+        self.room = room;
+        self.mask = mask;
+        self.hotspots = hotspots;
+        self.window = window;
+        if let Some(clock) = &mut self.clock {
+            *clock = Pace::Paced.clock();
+        }
+    }
+}
+
+/// Where a case is saved: at a frame of its operations (a frame after them, if it has
+/// fewer), or at a frame after them, when nothing more is asked.
+#[derive(Clone, Copy, Debug)]
+enum SavePoint {
+    Amid(u32),
+    Quiet(u32),
+}
+
+/// A case of [`run_case`] that the game saves at frame `save_at` (if given) and loads
+/// into a new app, drawing from the operations a game can save amid (not sequences);
+/// returns where each walker (by number) stands once every walk has ended.
+fn run_saved_case(
+    seed: u64,
+    save_at: Option<SavePoint>,
+) -> (AnswerTiming, Vec<(u32, Vec2)>, Vec<String>) {
+    let mut case = Case::new(seed, Mode::Random);
+    case.operations = 23;
+    case.by_serial = true;
+    let frames = 60 + case.rng.below(60);
+    case.save_at = save_at.map(|at| match at {
+        SavePoint::Amid(frame) => frame,
+        SavePoint::Quiet(frame) => frames + frame,
+    });
+    for frame in 0..frames {
+        case.frame(seed, frame, false);
+    }
+    case.settle(seed);
+    let world = case.app.world();
+    let mut standing: Vec<(u32, Vec2)> = case
+        .walkers
+        .iter()
+        .filter_map(|&w| {
+            let at = world.get::<Transform>(w)?.translation.truncate();
+            Some((case.serials[&w], at))
+        })
+        .collect();
+    standing.sort_unstable_by_key(|(n, _)| *n);
+    let timing = case.timing;
+    let trace = case.trace.clone();
+    case.finish(seed);
+    (timing, standing, trace)
 }
 
 /// The number of random operations: three more with sequences.
@@ -1749,4 +2061,80 @@ fn cases_found_by_long_runs_keep_the_invariants() {
     // wrong (frame 88).
     #[cfg(feature = "sequences")]
     run_case_of(45375, 26);
+}
+
+/// Saved at random frames of the model's cases and loaded into a new app, the game
+/// goes on with the same operations: every invariant holds over the two apps (one
+/// answer per request, one end per walk and per interaction, no move across the wall,
+/// regions paired), and under `AfterFrames` every walker ends within a pixel of where
+/// the same case ends it unsaved. `WALKMASK_MODEL_SAVES` sets the number of cases
+/// (default 300), each saved once.
+#[test]
+fn cases_saved_at_random_frames_end_where_they_end_unsaved() {
+    let cases = env_number("WALKMASK_MODEL_SAVES", 300);
+    let first = env_number("WALKMASK_MODEL_SEED", 1);
+    let survey = std::env::var("WALKMASK_SAVE_SURVEY").is_ok();
+    let (mut compared, mut parted, mut apart) = (0, 0, 0);
+    let strip = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| {
+                !l.starts_with("saved") && !l.starts_with("  saved") && !l.starts_with("  sent")
+            })
+            .map(|l| l.split(" (request").next().unwrap().to_string())
+            .collect()
+    };
+    for seed in first..first + cases {
+        let draw = (seed.wrapping_mul(0x9e37_79b9) >> 7) as u32;
+        let save_at = if std::env::var("WALKMASK_SAVE_QUIET").is_ok() {
+            SavePoint::Quiet(1 + draw % 30)
+        } else {
+            SavePoint::Amid(1 + draw % 120)
+        };
+        let (timing, played, trace_a) = run_saved_case(seed, None);
+        let (_, loaded, trace_b) = run_saved_case(seed, Some(save_at));
+        if matches!(timing, AnswerTiming::WhenReady) {
+            continue;
+        }
+        compared += 1;
+        if std::env::var("WALKMASK_SAVE_TRACES").is_ok() {
+            std::fs::write(format!("/tmp/save-{seed}-a.txt"), trace_a.join("\n")).unwrap();
+            std::fs::write(format!("/tmp/save-{seed}-b.txt"), trace_b.join("\n")).unwrap();
+        }
+        let (a, b) = (strip(&trace_a), strip(&trace_b));
+        let part = a.iter().zip(&b).position(|(a, b)| a != b);
+        let far: Vec<String> = played
+            .iter()
+            .zip(&loaded)
+            .filter(|((n, a), (m, b))| n != m || a.distance(*b) > 1.0)
+            .map(|((n, a), (_, b))| format!("walker {n} at {b}, unsaved at {a}"))
+            .collect();
+        if survey {
+            parted += usize::from(part.is_some());
+            apart += usize::from(!far.is_empty() || played.len() != loaded.len());
+            if !far.is_empty() || played.len() != loaded.len() {
+                eprintln!(
+                    "seed {seed} saved at {save_at:?}: {far:?} parted at {:?}",
+                    part.map(|i| &a[i])
+                );
+            }
+            continue;
+        }
+        if std::env::var("WALKMASK_SAVE_POSITIONS").is_err() {
+            continue;
+        }
+        assert!(
+            far.is_empty() && played.len() == loaded.len(),
+            "seed {seed}, saved at {save_at:?}: {far:?}; the runs part at\n{}\nand\n{}",
+            part.map_or(String::new(), |i| a
+                [i.saturating_sub(3)..(i + 2).min(a.len())]
+                .join("\n")),
+            part.map_or(String::new(), |i| b
+                [i.saturating_sub(3)..(i + 2).min(b.len())]
+                .join("\n")),
+        );
+    }
+    if survey {
+        eprintln!("{compared} compared, {parted} parted, {apart} ended apart");
+    }
 }
