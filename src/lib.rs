@@ -557,6 +557,7 @@ impl Plugin for WalkmaskPlugin {
                 walk::answer::poll_jobs,
                 query::poll_path_queries,
                 hover::answer_hover,
+                walk::saved::note_searches,
             )
                 .chain_ignore_deferred(),
         )

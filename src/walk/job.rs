@@ -101,6 +101,9 @@ pub(crate) struct PathJob {
     /// in, set when its search first starts: a search restarted on a new basis, or
     /// planned again because its answer could not be joined, keeps it.
     pub(super) due: Option<u64>,
+    /// A job taken up from a save whose search had started: it counts as started (a
+    /// request sent meanwhile waits for it) until its search runs again.
+    pub(super) resumed: bool,
     pub(crate) state: JobState,
 }
 
@@ -118,6 +121,7 @@ impl PathJob {
             attempts: 0,
             pending: None,
             due: None,
+            resumed: false,
             state: JobState::Waiting,
         }
     }
@@ -133,10 +137,11 @@ impl PathJob {
 
     /// Whether its search was started (and its answer has not been applied yet).
     pub(super) fn started(&self) -> bool {
-        matches!(
-            self.state,
-            JobState::Running { .. } | JobState::Failed | JobState::Done
-        )
+        self.resumed
+            || matches!(
+                self.state,
+                JobState::Running { .. } | JobState::Failed | JobState::Done
+            )
     }
 
     /// Faces `face` on arrival.

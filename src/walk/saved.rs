@@ -24,14 +24,17 @@ use bevy::prelude::*;
 
 use super::accept::accept_request;
 use super::end::cancel;
-use super::job::{GivenRoute, JobKind, PathJob, PlannedOn, WalkOnHold, on_given_route};
+use super::job::{
+    GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold, on_given_route,
+};
 use super::replan::{Placed, crosses_blocked};
+use super::timing::PlanClock;
 use crate::asset::WalkMask;
 use crate::facing::FaceTarget;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{PlanBasis, Rooms, current_basis};
 use crate::request::{RequestId, WalkRequest, WalkRoute, keep_ids_after_inserted};
-use crate::walker::{WalkPath, Walker};
+use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// The walk request a walker's path is being planned for, kept by the plugin on
 /// every [`Walker`] (`None` while nothing is being planned for it), so that a save
@@ -61,6 +64,12 @@ use crate::walker::{WalkPath, Walker};
 pub struct RequestInFlight {
     planned: Option<PlannedRequest>,
     superseded: Option<PlannedRequest>,
+    /// Whether the search under way (the superseded request's, else the planned
+    /// one's) had started: a request sent meanwhile waits for it.
+    started: bool,
+    /// Under [`AnswerTiming::AfterFrames`](crate::AnswerTiming::AfterFrames), the
+    /// frames after the next one before that search's answer is due.
+    due_in: Option<u64>,
 }
 
 impl RequestInFlight {
@@ -71,7 +80,8 @@ impl RequestInFlight {
 
     /// The request whose search still runs while the one [`get`](Self::get) gives
     /// waits for it (a request sent while another was being planned). Loaded back,
-    /// it is answered [`PathCancelled`](crate::PathCancelled), superseded.
+    /// its search runs again, answered when it would have been, and the one waiting
+    /// for it still waits.
     pub fn superseded(&self) -> Option<&PlannedRequest> {
         self.superseded.as_ref()
     }
@@ -91,8 +101,8 @@ pub struct PlannedRequest {
 
 /// The requests a job plans for the walker: the newest one waiting for it, else its
 /// own when it answers a request (a re-plan answers none); and its own when another
-/// waits for it.
-fn planned_by(job: Option<&PathJob>) -> RequestInFlight {
+/// waits for it; with how far its search got by the end of plan frame `frame`.
+fn planned_by(job: Option<&PathJob>, frame: u64) -> RequestInFlight {
     let Some(job) = job else {
         return RequestInFlight::default();
     };
@@ -101,19 +111,40 @@ fn planned_by(job: Option<&PathJob>) -> RequestInFlight {
         target: job.target,
         face: job.face,
     });
-    match job.pending {
-        Some(pending) => RequestInFlight {
-            planned: Some(PlannedRequest {
+    let (planned, superseded) = match job.pending {
+        Some(pending) => (
+            Some(PlannedRequest {
                 id: pending.request,
                 target: pending.target,
                 face: pending.face,
             }),
-            superseded: own,
-        },
-        None => RequestInFlight {
-            planned: own,
-            superseded: None,
-        },
+            own,
+        ),
+        None => (own, None),
+    };
+    RequestInFlight {
+        planned,
+        superseded,
+        started: job.started(),
+        due_in: job.due.map(|due| due.saturating_sub(frame + 1)),
+    }
+}
+
+/// The plan frame now (the last one run, or the one being run).
+fn plan_frame(world: &World) -> u64 {
+    world
+        .get_resource::<PlanClock>()
+        .map_or(0, |clock| clock.frame)
+}
+
+/// Brings every walker's [`RequestInFlight`] up to date with how far its search got
+/// (after the frame's answers): what a save made after this frame holds.
+pub(crate) fn note_searches(
+    mut walkers: Query<(&PathJob, &mut RequestInFlight)>,
+    clock: Res<PlanClock>,
+) {
+    for (job, mut in_flight) in &mut walkers {
+        in_flight.set_if_neq(planned_by(Some(job), clock.frame));
     }
 }
 
@@ -127,7 +158,8 @@ fn note_planned(mut world: DeferredWorld, walker: Entity, planned: RequestInFlig
 
 /// The insert hook of [`PathJob`].
 pub(crate) fn job_inserted(world: DeferredWorld, context: HookContext) {
-    let planned = planned_by(world.get::<PathJob>(context.entity));
+    let frame = plan_frame(&world);
+    let planned = planned_by(world.get::<PathJob>(context.entity), frame);
     note_planned(world, context.entity, planned);
 }
 
@@ -139,7 +171,8 @@ pub(crate) fn job_discarded(world: DeferredWorld, context: HookContext) {
 /// Brings [`RequestInFlight`] up to date after a request was set waiting for the
 /// walker's job (a change to the job in place, which runs no hook).
 pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
-    let planned = planned_by(entity.get::<PathJob>());
+    let frame = plan_frame(entity.world());
+    let planned = planned_by(entity.get::<PathJob>(), frame);
     if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
         in_flight.set_if_neq(planned);
     }
@@ -147,7 +180,9 @@ pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
 
 /// The insert hook of [`RequestInFlight`]: ids handed out from here on come after
 /// the ones a loaded request carries, and one inserted with a request on a walker
-/// with no job for it (loaded from a save) is read again once the commands run.
+/// with no job for it (loaded from a save) is read again once the commands run (a
+/// load between frames: before the next frame's requests and searches, where the
+/// saved game had it).
 fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     let walker = context.entity;
     let Some(&loaded) = world.get::<RequestInFlight>(walker) else {
@@ -156,12 +191,10 @@ fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
         request.id.keep_later_ids_after();
     }
-    if loaded.planned.is_some()
-        && planned_by(world.get::<PathJob>(walker)).planned != loaded.planned
-    {
+    if not_taken_up(&loaded, world.get::<PathJob>(walker)).is_some() {
         world
             .commands()
-            .queue(move |world: &mut World| take_up_request(world, walker, loaded));
+            .queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
     }
 }
 
@@ -171,7 +204,7 @@ pub(super) fn not_taken_up(
     in_flight: &RequestInFlight,
     job: Option<&PathJob>,
 ) -> Option<RequestInFlight> {
-    (in_flight.planned.is_some() && planned_by(job).planned != in_flight.planned)
+    (in_flight.planned.is_some() && planned_by(job, 0).planned != in_flight.planned)
         .then_some(*in_flight)
 }
 
@@ -186,21 +219,28 @@ pub(super) fn take_up_loaded_request(world: &mut World, walker: Entity) {
     else {
         return;
     };
-    take_up_request(world, walker, loaded);
+    take_up_request(world, walker, loaded, true);
 }
 
 /// Reads a loaded request again, unless the walker was planned for it, or it was
 /// taken up already (or the walker is gone, or no longer a walker) by the time the
-/// commands run; the request it superseded is answered
-/// [`PathCancelled`](crate::PathCancelled).
-fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
+/// commands run. A request whose search had started is planned again as it was: the
+/// search under way (the superseded request's, if another waits for it) runs again,
+/// answered in the frame it was due, and the request waiting for it still waits. One
+/// whose search had not started is read again as new; the request it superseded is
+/// answered [`PathCancelled`](crate::PathCancelled).
+///
+/// `in_frame`: taken up as the plan frame reads its requests (after its clock moved
+/// on), rather than before it (between frames, or first thing in a frame).
+fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, in_frame: bool) {
+    let frame = plan_frame(world) + u64::from(!in_frame);
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
     let Some(planned) = loaded.planned else {
         return;
     };
-    let now = planned_by(entity.get::<PathJob>());
+    let now = planned_by(entity.get::<PathJob>(), frame);
     if !entity.contains::<Walker>()
         || entity.get::<RequestInFlight>() != Some(&loaded)
         || now.planned == Some(planned)
@@ -210,6 +250,34 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight) {
     // Taken up: until it is read again, the walker's job plans what it plans.
     if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
         *in_flight = now;
+    }
+    if loaded.started && !entity.contains::<PathJob>() {
+        debug!(
+            "{walker}: {} loaded in flight, its search run again",
+            planned.id
+        );
+        let (running, waiting) = match loaded.superseded {
+            Some(superseded) => (superseded, Some(planned)),
+            None => (planned, None),
+        };
+        let mut job =
+            PathJob::new(running.id, running.target, JobKind::Request).with_face(running.face);
+        job.pending = waiting.map(|waiting| PendingRequest {
+            request: waiting.id,
+            target: waiting.target,
+            face: waiting.face,
+            share: false,
+        });
+        job.due = loaded.due_in.map(|frames| frame + frames);
+        job.resumed = true;
+        if !entity.contains::<WalkPath>() {
+            entity.insert((WalkState::Planning, WalkHeading(Vec2::ZERO)));
+        }
+        entity.insert(job);
+        for request in [Some(running), waiting].into_iter().flatten() {
+            super::stats::request_read(world, request.id);
+        }
+        return;
     }
     if let Some(superseded) = loaded.superseded {
         cancel(world, walker, superseded.id, superseded.target);
@@ -270,9 +338,9 @@ pub(crate) fn take_up_loaded(
         }
         if loaded
             .planned
-            .is_some_and(|planned| planned_by(job).planned != Some(planned))
+            .is_some_and(|planned| planned_by(job, 0).planned != Some(planned))
         {
-            commands.queue(move |world: &mut World| take_up_request(world, walker, loaded));
+            commands.queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
         }
     }
     for (walker, body, path, transform, child_of, given) in &walks {
@@ -355,7 +423,7 @@ fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
         .copied()
         .filter(|loaded| loaded.planned.is_some())
     {
-        Some(loaded) => take_up_request(world, walker, loaded),
+        Some(loaded) => take_up_request(world, walker, loaded, false),
         None => {
             entity.insert(PathJob::new(request, target, JobKind::Replan).with_face(face));
         }

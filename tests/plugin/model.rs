@@ -580,9 +580,6 @@ impl Case {
 
     fn request(&mut self, walker: Entity, target: Vec2) {
         let id = request(&mut self.app, walker, target);
-        if self.by_serial {
-            self.trace.push(format!("  sent {id}"));
-        }
         self.issued.push(id);
     }
 
@@ -1053,7 +1050,7 @@ impl Case {
                 .iter()
                 .map(|e| {
                     let who = self.serials.get(&e.entity).map_or(-1, |&n| n as i64);
-                    format!("  #{who} {:?} ({})", e.kind, e.request)
+                    format!("  #{who} {:?}", e.kind)
                 })
                 .collect();
             self.trace.extend(outcomes);
@@ -1243,8 +1240,7 @@ impl Case {
                 .is_some_and(|input| input.0 != Vec2::ZERO);
             assert!(
                 steered,
-                "{ctx}: {walker} walking without a path or input: {:?}\n{}",
-                world.get::<RequestInFlight>(walker),
+                "{ctx}: {walker} walking without a path or input\n{}",
                 self.trace.join("\n")
             );
         }
@@ -1574,21 +1570,6 @@ impl Case {
             .copied()
             .filter(|&w| old.get::<Walker>(w).is_some())
             .collect();
-        for &w in &walkers {
-            let names: Vec<String> = old
-                .inspect_entity(w)
-                .unwrap()
-                .map(|c| c.name().shortname().to_string())
-                .collect();
-            self.trace.push(format!(
-                "  saved #{}: {:?} {:?} {:?} {:?} {names:?}",
-                self.serials[&w],
-                old.get::<RequestInFlight>(w),
-                old.get::<WalkPath>(w).map(|p| p.request),
-                old.get::<WalkState>(w),
-                old.get::<Interacting>(w)
-            ));
-        }
         crate::saves::write_saved_walkers(old, &walkers, new, &mut entities);
         // The model's records of the old app, its entities mapped (those gone, or not
         // saved, to new entities that stand for them).
@@ -2065,76 +2046,57 @@ fn cases_found_by_long_runs_keep_the_invariants() {
 
 /// Saved at random frames of the model's cases and loaded into a new app, the game
 /// goes on with the same operations: every invariant holds over the two apps (one
-/// answer per request, one end per walk and per interaction, no move across the wall,
-/// regions paired), and under `AfterFrames` every walker ends within a pixel of where
-/// the same case ends it unsaved. `WALKMASK_MODEL_SAVES` sets the number of cases
-/// (default 300), each saved once.
+/// answer per request, one end per walk and per interaction, no move across the
+/// wall, regions paired, every walk ended by itself in the quiet frames and walkers
+/// that avoid each other apart at the end). Half the cases are saved amid their operations, half in the quiet frames
+/// after them. `WALKMASK_MODEL_SAVES` sets the number of cases (default 300).
+///
+/// With `WALKMASK_SAVE_SURVEY` set, each case is also played unsaved under
+/// `AfterFrames`, and the test reports how many end with every walker within a pixel
+/// of where the unsaved game ends it, and where those that do not first part.
 #[test]
-fn cases_saved_at_random_frames_end_where_they_end_unsaved() {
+fn cases_saved_at_random_frames_keep_the_invariants() {
     let cases = env_number("WALKMASK_MODEL_SAVES", 300);
     let first = env_number("WALKMASK_MODEL_SEED", 1);
     let survey = std::env::var("WALKMASK_SAVE_SURVEY").is_ok();
-    let (mut compared, mut parted, mut apart) = (0, 0, 0);
     let strip = |lines: &[String]| -> Vec<String> {
         lines
             .iter()
-            .filter(|l| {
-                !l.starts_with("saved") && !l.starts_with("  saved") && !l.starts_with("  sent")
-            })
-            .map(|l| l.split(" (request").next().unwrap().to_string())
+            .filter(|l| !l.starts_with("saved"))
+            .cloned()
             .collect()
     };
+    let (mut compared, mut apart) = (0, 0);
     for seed in first..first + cases {
         let draw = (seed.wrapping_mul(0x9e37_79b9) >> 7) as u32;
-        let save_at = if std::env::var("WALKMASK_SAVE_QUIET").is_ok() {
-            SavePoint::Quiet(1 + draw % 30)
-        } else {
+        let save_at = if seed % 2 == 0 {
             SavePoint::Amid(1 + draw % 120)
+        } else {
+            SavePoint::Quiet(1 + draw % 30)
         };
-        let (timing, played, trace_a) = run_saved_case(seed, None);
-        let (_, loaded, trace_b) = run_saved_case(seed, Some(save_at));
-        if matches!(timing, AnswerTiming::WhenReady) {
+        let (timing, loaded, trace_loaded) = run_saved_case(seed, Some(save_at));
+        if !survey || matches!(timing, AnswerTiming::WhenReady) {
             continue;
         }
+        let (_, played, trace_played) = run_saved_case(seed, None);
         compared += 1;
-        if std::env::var("WALKMASK_SAVE_TRACES").is_ok() {
-            std::fs::write(format!("/tmp/save-{seed}-a.txt"), trace_a.join("\n")).unwrap();
-            std::fs::write(format!("/tmp/save-{seed}-b.txt"), trace_b.join("\n")).unwrap();
-        }
-        let (a, b) = (strip(&trace_a), strip(&trace_b));
-        let part = a.iter().zip(&b).position(|(a, b)| a != b);
         let far: Vec<String> = played
             .iter()
             .zip(&loaded)
             .filter(|((n, a), (m, b))| n != m || a.distance(*b) > 1.0)
             .map(|((n, a), (_, b))| format!("walker {n} at {b}, unsaved at {a}"))
             .collect();
-        if survey {
-            parted += usize::from(part.is_some());
-            apart += usize::from(!far.is_empty() || played.len() != loaded.len());
-            if !far.is_empty() || played.len() != loaded.len() {
-                eprintln!(
-                    "seed {seed} saved at {save_at:?}: {far:?} parted at {:?}",
-                    part.map(|i| &a[i])
-                );
-            }
-            continue;
+        if !far.is_empty() || played.len() != loaded.len() {
+            apart += 1;
+            let (a, b) = (strip(&trace_played), strip(&trace_loaded));
+            let part = a.iter().zip(&b).position(|(a, b)| a != b);
+            eprintln!(
+                "seed {seed} saved at {save_at:?}: {far:?}; the operations part at {:?}",
+                part.map(|i| &a[i])
+            );
         }
-        if std::env::var("WALKMASK_SAVE_POSITIONS").is_err() {
-            continue;
-        }
-        assert!(
-            far.is_empty() && played.len() == loaded.len(),
-            "seed {seed}, saved at {save_at:?}: {far:?}; the runs part at\n{}\nand\n{}",
-            part.map_or(String::new(), |i| a
-                [i.saturating_sub(3)..(i + 2).min(a.len())]
-                .join("\n")),
-            part.map_or(String::new(), |i| b
-                [i.saturating_sub(3)..(i + 2).min(b.len())]
-                .join("\n")),
-        );
     }
     if survey {
-        eprintln!("{compared} compared, {parted} parted, {apart} ended apart");
+        eprintln!("{compared} compared, {apart} end more than a pixel apart");
     }
 }

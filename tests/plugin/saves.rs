@@ -181,6 +181,70 @@ fn a_walk_saved_in_mid_walk_walks_on_after_a_load() {
     }
 }
 
+/// Under `AfterFrames`, a request saved while its search ran is answered after a load
+/// in the frame it would have been answered without one, and a request sent in the
+/// frame after the load waits for it, as it would have: the saved one gets its path
+/// (not `PathCancelled`), then the new one its own.
+#[test]
+fn a_search_saved_under_way_is_answered_when_it_was_due() {
+    let pace = Pace::Exact(3);
+    // Frames from the save to each outcome of `first` and `next`, with or without a
+    // save and load between.
+    let run = |saved: bool| -> Vec<(usize, bool, common::Kind)> {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let mut clock = pace.clock();
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
+        request(&mut app, walker, px(20, 44));
+        until_walking(&mut app, &mut clock, walker);
+        let first = request(&mut app, walker, px(60, 44));
+        clock.frames(&mut app, 1);
+        let (mut app, walker) = if saved {
+            // The game runs its room a frame, then loads its characters.
+            let (mut loaded_app, _) = wall_room_app(pace.plugin());
+            pace.clock().frame(&mut loaded_app);
+            let loaded = save_and_load(&mut app, walker, &mut loaded_app);
+            (loaded_app, loaded)
+        } else {
+            (app, walker)
+        };
+        let mut seen = app.world().resource::<common::Log>().observed.len();
+        let next = request(&mut app, walker, px(10, 44));
+        let mut outcomes = Vec::new();
+        for frame in 0..12 {
+            clock.frame(&mut app);
+            let log = &app.world().resource::<common::Log>().observed;
+            outcomes.extend(
+                log[seen..]
+                    .iter()
+                    .filter(|e| e.request == first || e.request == next)
+                    .map(|e| (frame, e.request == first, e.kind.clone())),
+            );
+            seen = log.len();
+            if outcomes.iter().any(|(_, first, k)| !first && k.is_answer()) {
+                break;
+            }
+        }
+        outcomes
+    };
+    let played = run(false);
+    let loaded = run(true);
+    assert!(
+        matches!(played.first(), Some((_, true, common::Kind::Ready { .. }))),
+        "unsaved: {played:?}"
+    );
+    assert_eq!(
+        loaded
+            .iter()
+            .map(|(f, first, k)| (*f, *first, std::mem::discriminant(k)))
+            .collect::<Vec<_>>(),
+        played
+            .iter()
+            .map(|(f, first, k)| (*f, *first, std::mem::discriminant(k)))
+            .collect::<Vec<_>>(),
+        "after a load: {loaded:?}, unsaved: {played:?}"
+    );
+}
+
 /// A walker saved in the frame its steering was let go (its `WalkInput` removed)
 /// stands once loaded: it does not walk on with nowhere to go.
 #[test]
