@@ -70,6 +70,8 @@ pub struct RequestInFlight {
     /// Under [`AnswerTiming::AfterFrames`](crate::AnswerTiming::AfterFrames), the
     /// frames after the next one before that search's answer is due.
     due_in: Option<u64>,
+    /// Whether that search re-plans the walker's walk (answering no request).
+    replanning: bool,
 }
 
 impl RequestInFlight {
@@ -127,6 +129,7 @@ fn planned_by(job: Option<&PathJob>, frame: u64) -> RequestInFlight {
         superseded,
         started: job.started(),
         due_in: job.due.map(|due| due.saturating_sub(frame + 1)),
+        replanning: job.kind == JobKind::Replan,
     }
 }
 
@@ -256,12 +259,30 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, i
             "{walker}: {} loaded in flight, its search run again",
             planned.id
         );
-        let (running, waiting) = match loaded.superseded {
-            Some(superseded) => (superseded, Some(planned)),
-            None => (planned, None),
+        let walk = entity
+            .get::<WalkPath>()
+            .map(|walk| (walk.request, walk.target, walk.face));
+        let (mut job, waiting) = match (loaded.superseded, walk) {
+            (Some(superseded), _) => (
+                PathJob::new(superseded.id, superseded.target, JobKind::Request)
+                    .with_face(superseded.face),
+                Some(planned),
+            ),
+            // The walk's re-plan, with the request waiting for it.
+            (None, Some((request, target, face))) if loaded.replanning => (
+                PathJob::new(request, target, JobKind::Replan).with_face(face),
+                Some(planned),
+            ),
+            (None, _) => (
+                PathJob::new(planned.id, planned.target, JobKind::Request).with_face(planned.face),
+                None,
+            ),
         };
-        let mut job =
-            PathJob::new(running.id, running.target, JobKind::Request).with_face(running.face);
+        let running = (job.kind == JobKind::Request).then_some(PlannedRequest {
+            id: job.request,
+            target: job.target,
+            face: job.face,
+        });
         job.pending = waiting.map(|waiting| PendingRequest {
             request: waiting.id,
             target: waiting.target,
@@ -274,7 +295,7 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, i
             entity.insert((WalkState::Planning, WalkHeading(Vec2::ZERO)));
         }
         entity.insert(job);
-        for request in [Some(running), waiting].into_iter().flatten() {
+        for request in [running, waiting].into_iter().flatten() {
             super::stats::request_read(world, request.id);
         }
         return;
@@ -327,6 +348,7 @@ pub(crate) fn take_up_loaded(
         (With<Walker>, Changed<RequestInFlight>),
     >,
     walks: Query<LoadedWalk, (Added<WalkPath>, Without<PlannedOn>)>,
+    in_flights: Query<&RequestInFlight>,
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
@@ -353,8 +375,15 @@ pub(crate) fn take_up_loaded(
                 && !crosses_blocked(mask, &basis, position, path)
             {
                 let placed = transform.translation.truncate();
+                // A re-plan of the walk that was under way (with no request waiting
+                // for it) runs again, answered when it was due.
+                let replan = in_flights
+                    .get(walker)
+                    .ok()
+                    .filter(|saved| saved.replanning && saved.started && saved.planned.is_none())
+                    .map(|saved| saved.due_in);
                 commands.queue(move |world: &mut World| {
-                    walk_on_as_saved(world, walker, request, basis, placed);
+                    walk_on_as_saved(world, walker, request, basis, placed, replan);
                 });
                 continue;
             }
@@ -371,19 +400,34 @@ fn walk_on_as_saved(
     request: RequestId,
     basis: PlanBasis,
     placed: Vec2,
+    replan: Option<Option<u64>>,
 ) {
+    let frame = plan_frame(world) + 1;
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
-    if entity.get::<WalkPath>().map(|path| path.request) != Some(request)
-        || entity.contains::<PlannedOn>()
-    {
+    let Some(walk) = entity
+        .get::<WalkPath>()
+        .filter(|path| path.request == request)
+        .map(|path| (path.target, path.face))
+    else {
+        return;
+    };
+    if entity.contains::<PlannedOn>() {
         return;
     }
     debug!("{walker}: the walk of {request} (loaded) goes on as saved");
     // Where the plugin left it: the walker stands where the save put it, not moved
     // by game code.
     entity.insert((PlannedOn(basis), Placed(placed)));
+    if let Some(due_in) = replan
+        && !entity.contains::<PathJob>()
+    {
+        let mut job = PathJob::new(request, walk.0, JobKind::Replan).with_face(walk.1);
+        job.due = due_in.map(|frames| frame + frames);
+        job.resumed = true;
+        entity.insert(job);
+    }
 }
 
 /// The insert hook of [`WalkPath`]: ids handed out from here on come after its
