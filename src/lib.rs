@@ -415,6 +415,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<RequestInFlight>()
             .register_type::<walk::job::GivenRoute>()
             .register_type::<walk::hurry::Hurried>()
+            .register_type::<walk::obstacle_watch::ObstacleWatch>()
             .register_type::<WalkStats>()
             .register_type::<WalkObstacle>()
             .register_type::<Avoidance>()

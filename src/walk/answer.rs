@@ -267,13 +267,13 @@ pub(super) fn apply_answer(
                     waypoints,
                     teleport,
                 } => {
-                    let quiet_until = world
+                    let quiet_for = world
                         .get::<ObstacleWatch>(walker)
-                        .map_or(0.0, |w| w.quiet_until);
+                        .map_or(0.0, |w| w.quiet_for);
                     let watch = ObstacleWatch {
                         seen: bending(&path.obstacles, &path.mask_points, path.grid.clearance()),
                         generation: start.obstacle_generation,
-                        quiet_until,
+                        quiet_for,
                     };
                     Some((waypoints, teleport, path.snapped, watch))
                 }

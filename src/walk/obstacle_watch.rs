@@ -1,9 +1,10 @@
 //! Walks among moving obstacles: a walker re-plans when a solid obstacle moves onto
 //! the rest of its path, or away from where it bent the path.
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use walkmask::obstacles::{Obstacle, Obstacles};
+use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 
 use super::job::{PathJob, PlannedOn, queue_replan};
 use crate::obstacle::{MaskObstacleCache, MaskObstacles, ObstacleLayout, rasterise};
@@ -19,16 +20,88 @@ const BEND_MARGIN_PIXELS: f32 = 2.0;
 /// An obstacle whose centre moved less than this (mask pixels) has not moved.
 const MOVED_PIXELS: f32 = 0.5;
 
-/// What a walk was planned among: the obstacles then, and when its walker may next
-/// re-plan for them.
-#[derive(Component, Clone, Debug, Default)]
+/// What a walk was planned among: the obstacles that bent it, and how long its
+/// walker waits before it may re-plan for obstacles again. Saved with the walk (a
+/// walk loaded back is watched as it was).
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
 pub(crate) struct ObstacleWatch {
-    /// The obstacles the plan saw (mask pixels).
-    pub(crate) seen: Vec<(Entity, Obstacle)>,
-    /// The layout generation the walk was last checked against.
+    /// The obstacles near the path when it was planned (mask pixels): when one moves
+    /// away, the walker re-plans.
+    #[entities]
+    pub(crate) seen: Vec<SeenObstacle>,
+    /// The layout generation the walk was last checked against (it means nothing in
+    /// another world: a walk loaded back is checked in its first frame).
+    #[reflect(ignore)]
     pub(crate) generation: u64,
-    /// No obstacle re-plan before this time (seconds since startup).
-    pub(crate) quiet_until: f32,
+    /// Seconds left before the walker may re-plan for obstacles again.
+    pub(crate) quiet_for: f32,
+}
+
+/// An obstacle a walk was planned among, in mask pixels.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
+pub(crate) struct SeenObstacle {
+    entity: Entity,
+    center: Vec2,
+    footprint: SeenFootprint,
+}
+
+/// [`Footprint`] as a save holds it.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
+enum SeenFootprint {
+    Rect { half_width: f32, half_height: f32 },
+    Circle { radius: f32 },
+    Ellipse { radius_x: f32, radius_y: f32 },
+}
+
+impl SeenObstacle {
+    fn new((entity, obstacle): (Entity, Obstacle)) -> Self {
+        let footprint = match obstacle.footprint {
+            Footprint::Rect {
+                half_width,
+                half_height,
+            } => SeenFootprint::Rect {
+                half_width,
+                half_height,
+            },
+            Footprint::Circle { radius } => SeenFootprint::Circle { radius },
+            Footprint::Ellipse { radius_x, radius_y } => {
+                SeenFootprint::Ellipse { radius_x, radius_y }
+            }
+        };
+        Self {
+            entity,
+            center: Vec2::new(obstacle.center.x, obstacle.center.y),
+            footprint,
+        }
+    }
+
+    /// The obstacle and its entity.
+    fn get(&self) -> (Entity, Obstacle) {
+        let footprint = match self.footprint {
+            SeenFootprint::Rect {
+                half_width,
+                half_height,
+            } => Footprint::Rect {
+                half_width,
+                half_height,
+            },
+            SeenFootprint::Circle { radius } => Footprint::Circle { radius },
+            SeenFootprint::Ellipse { radius_x, radius_y } => {
+                Footprint::Ellipse { radius_x, radius_y }
+            }
+        };
+        let center = walkmask::Point::new(self.center.x, self.center.y);
+        (self.entity, Obstacle::new(center, footprint))
+    }
+}
+
+impl MapEntities for SeenObstacle {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.entity = mapper.get_mapped(self.entity);
+    }
 }
 
 /// A walker on its way, as obstacle checks see it.
@@ -40,6 +113,7 @@ type WatchedWalker = (
     &'static WalkPath,
     &'static PlannedOn,
     &'static mut ObstacleWatch,
+    Has<PathJob>,
 );
 
 /// What the obstacle checks keep from frame to frame: the obstacles per room in mask
@@ -137,12 +211,12 @@ pub(crate) fn replan_for_obstacles(
     mut commands: Commands,
     time: Res<Time>,
     layout: Res<ObstacleLayout>,
-    mut walkers: Query<WatchedWalker, Without<PathJob>>,
+    mut walkers: Query<WatchedWalker>,
     parents: Parents,
     mut cache: Local<WatchCache>,
     tuning: Res<WalkTuning>,
 ) {
-    let now = time.elapsed_secs();
+    let delta = time.delta_secs();
     let generation = layout.generation;
     let WatchCache {
         rooms,
@@ -153,8 +227,13 @@ pub(crate) fn replan_for_obstacles(
         ahead,
         moved_away,
     } = &mut *cache;
-    for (entity, walker, transform, child_of, path, planned_on, mut watch) in &mut walkers {
-        if watch.generation == generation || now < watch.quiet_until {
+    for (entity, walker, transform, child_of, path, planned_on, mut watch, planning) in &mut walkers
+    {
+        // The quiet time runs on while a re-plan is under way.
+        if watch.quiet_for > 0.0 {
+            watch.quiet_for -= delta;
+        }
+        if planning || watch.generation == generation || watch.quiet_for > 0.0 {
             continue;
         }
         watch.generation = generation;
@@ -204,19 +283,15 @@ pub(crate) fn replan_for_obstacles(
         let standing_on = check.standing_on;
         let reach = clearance + BEND_MARGIN_PIXELS;
         moved_away.clear();
-        moved_away.extend(
-            watch
-                .seen
-                .iter()
-                .filter(|(seen_entity, seen)| {
-                    seen.near_path(ahead, reach)
-                        && !current.get(*seen_entity).is_some_and(|o| {
-                            o.footprint == seen.footprint
-                                && o.center.distance(seen.center) < MOVED_PIXELS
-                        })
-                })
-                .copied(),
-        );
+        moved_away.extend(watch.seen.iter().map(SeenObstacle::get).filter(
+            |(seen_entity, seen)| {
+                seen.near_path(ahead, reach)
+                    && !current.get(*seen_entity).is_some_and(|o| {
+                        o.footprint == seen.footprint
+                            && o.center.distance(seen.center) < MOVED_PIXELS
+                    })
+            },
+        ));
         let freed = !moved_away.is_empty()
             && rasterise(&*moved_away, &mapping, reach)
                 .0
@@ -231,7 +306,7 @@ pub(crate) fn replan_for_obstacles(
                 if blocked { "blocks" } else { "left" },
                 path.target
             );
-            watch.quiet_until = now + tuning.obstacle_replan_seconds;
+            watch.quiet_for = tuning.obstacle_replan_seconds;
             queue_replan(&mut commands, entity, path, false);
         }
     }
@@ -247,10 +322,11 @@ pub(crate) fn bending(
     seen: &[(Entity, Obstacle)],
     path: &[walkmask::Point],
     clearance: f32,
-) -> Vec<(Entity, Obstacle)> {
+) -> Vec<SeenObstacle> {
     let reach = clearance + BEND_MARGIN_PIXELS;
     seen.iter()
         .filter(|(_, o)| o.near_path(path, reach))
         .copied()
+        .map(SeenObstacle::new)
         .collect()
 }

@@ -2090,6 +2090,9 @@ fn cases_saved_at_random_frames_keep_the_invariants() {
             apart += 1;
             let (a, b) = (strip(&trace_played), strip(&trace_loaded));
             let part = a.iter().zip(&b).position(|(a, b)| a != b);
+            if std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
+                eprintln!("--- unsaved\n{}\n--- saved\n{}", a.join("\n"), b.join("\n"));
+            }
             eprintln!(
                 "seed {seed} saved at {save_at:?}: {far:?}; the operations part at {:?}",
                 part.map(|i| &a[i])

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::reflect::tuple_struct::DynamicTupleStruct;
 use bevy::reflect::{FromReflect, PartialReflect};
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{Interacting, RequestInFlight, UnreachablePolicy, Verb};
+use bevy_walkmask::{Interacting, RequestInFlight, UnreachablePolicy, Verb, WalkObstacle};
 use common::{Pace, px, request, spawn_walker, wall_room_app};
 
 /// An id as a save holds it: far ahead of this process's counter, built through
@@ -176,6 +176,109 @@ fn a_walk_saved_in_mid_walk_walks_on_after_a_load() {
             matches!(kinds.as_slice(), [common::Kind::Arrived(_)]),
             "{pace:?}: {kinds:?}"
         );
+        let at = common::position(&loaded_app, loaded);
+        assert!(at.distance(px(60, 44)) < 1e-3, "{pace:?}: arrived at {at}");
+    }
+}
+
+/// A walk loaded back is watched for solid obstacles as any walk: a guard that steps
+/// onto its way after the load re-plans it round the guard (it never walks into the
+/// guard's footprint) and it arrives.
+#[test]
+fn a_walk_loaded_back_re_plans_round_a_guard_that_steps_onto_it() {
+    let guard_at = px(45, 44);
+    for pace in Pace::BOTH {
+        let (mut app, _) = wall_room_app(pace.plugin());
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
+        let id = request(&mut app, walker, px(60, 44));
+        let mut clock = pace.clock();
+        until_walking(&mut app, &mut clock, walker);
+        clock.frames(&mut app, 5);
+        let (mut loaded_app, _) = wall_room_app(pace.plugin());
+        let mut clock = pace.clock();
+        clock.frame(&mut loaded_app);
+        let loaded = save_and_load(&mut app, walker, &mut loaded_app);
+        clock.frames(&mut loaded_app, 3);
+        loaded_app.world_mut().spawn((
+            WalkObstacle::circle(3.0),
+            Transform::from_translation(guard_at.extend(1.0)),
+        ));
+        for frame in 0..400 {
+            clock.frame(&mut loaded_app);
+            let at = common::position(&loaded_app, loaded);
+            assert!(
+                at.distance(guard_at) > 2.0,
+                "{pace:?}: frame {frame}: at {at}, in the guard standing at {guard_at}"
+            );
+            if loaded_app.world().get::<WalkPath>(loaded).is_none() {
+                break;
+            }
+        }
+        let kinds = loaded_app.world().resource::<common::Log>().kinds(id);
+        assert!(
+            matches!(
+                kinds.as_slice(),
+                [common::Kind::Replanned { .. }, common::Kind::Arrived(_)]
+            ),
+            "{pace:?}: {kinds:?}"
+        );
+    }
+}
+
+/// A walk that bends round a guard, saved with the guard and loaded back, still knows
+/// what bent it: when the guard steps away, it is planned again (under `AfterFrames`
+/// straight through the spot), as it would have been without the save.
+#[test]
+fn a_walk_loaded_back_goes_straight_once_the_guard_it_bent_round_steps_away() {
+    let guard_at = px(45, 44);
+    for pace in Pace::BOTH {
+        let (mut app, room) = wall_room_app(pace.plugin());
+        app.register_type::<Transform>();
+        let guard = app
+            .world_mut()
+            .spawn((
+                WalkObstacle::circle(3.0),
+                Transform::from_translation(guard_at.extend(1.0)),
+            ))
+            .id();
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let id = request(&mut app, walker, px(60, 44));
+        until_walking(&mut app, &mut clock, walker);
+        let bent = app.world().get::<WalkPath>(walker).unwrap().waypoints.len();
+        assert!(bent > 2, "{pace:?}: a walk round the guard ({bent} points)");
+        let (mut loaded_app, loaded_room) = wall_room_app(pace.plugin());
+        loaded_app.register_type::<Transform>();
+        let mut clock = pace.clock();
+        clock.frame(&mut loaded_app);
+        let mut entities = bevy::ecs::entity::EntityHashMap::default();
+        entities.insert(room, loaded_room);
+        write_saved_walkers(
+            app.world(),
+            &[walker, guard],
+            loaded_app.world_mut(),
+            &mut entities,
+        );
+        let (loaded, loaded_guard) = (entities[&walker], entities[&guard]);
+        clock.frame(&mut loaded_app);
+        loaded_app
+            .world_mut()
+            .get_mut::<Transform>(loaded_guard)
+            .unwrap()
+            .translation = px(45, 10).extend(1.0);
+        clock.frames(&mut loaded_app, 6);
+        let kinds = loaded_app.world().resource::<common::Log>().kinds(id);
+        // Under `AfterFrames` it is planned from the bend, straight on; when ready,
+        // from further along its bend.
+        let straight = kinds.iter().any(|kind| match kind {
+            common::Kind::Replanned { waypoints, .. } => {
+                waypoints.len() == 2 || matches!(pace, Pace::Paced)
+            }
+            _ => false,
+        });
+        assert!(straight, "{pace:?}: planned again straight on: {kinds:?}");
+        until_request_ends(&mut loaded_app, &mut clock, id, 400);
         let at = common::position(&loaded_app, loaded);
         assert!(at.distance(px(60, 44)) < 1e-3, "{pace:?}: arrived at {at}");
     }
