@@ -46,6 +46,7 @@ use crate::walker::{WalkPath, Walker};
 #[reflect(Component, Clone, Debug, PartialEq)]
 pub struct WalkChase {
     /// The entity chased.
+    #[entities]
     pub target: Entity,
 }
 

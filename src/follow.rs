@@ -51,6 +51,7 @@ use crate::walker::{WalkPath, Walker};
 #[require(FollowState)]
 pub struct WalkFollow {
     /// The walker followed.
+    #[entities]
     pub leader: Entity,
     /// How far from the leader the follower stands (world units, default 20).
     pub distance: f32,

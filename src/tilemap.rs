@@ -126,6 +126,7 @@ pub struct TileWalk {
 #[reflect(Component, Debug, PartialEq)]
 pub struct TileWalkRoom {
     /// The tile layer.
+    #[entities]
     pub layer: Entity,
 }
 

@@ -43,6 +43,7 @@ pub struct Walker {
     /// The [`WalkRoom`](crate::WalkRoom) entity this walker is in. `None`: the only
     /// room, or with several rooms the one whose mask lies under the walker (the
     /// topmost by world z where masks overlap).
+    #[entities]
     pub room: Option<Entity>,
     /// A further limit on the areas this walker may use (intersected with the room's
     /// enabled areas); `None` = no limit.

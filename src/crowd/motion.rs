@@ -2,13 +2,15 @@
 //! the walk lifecycle: a velocity to take instead of the path's, a free spot to end
 //! on, a re-plan, or a tile step to wait for.
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::prelude::*;
 
 use crate::request::RequestId;
 
 /// What avoidance proposes to the walk lifecycle for one walker, and what it keeps
 /// from frame to frame.
-#[derive(Component, Default, Clone, Debug)]
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Component, Default, Clone, Debug, PartialEq)]
 pub(crate) struct CrowdMotion {
     /// Where the walker stood at the last avoidance step (world), to measure how fast
     /// it really moved.
@@ -44,6 +46,7 @@ pub(crate) struct CrowdMotion {
     /// Seconds a tile-step walker has waited for its next tile.
     pub(super) waited: f32,
     /// Where a tile-step walker backed off to, to let another pass.
+    #[entities]
     pub(super) refuge: Option<Refuge>,
 }
 
@@ -135,7 +138,8 @@ pub(super) const REPLAN_STALLED_SECONDS: f32 = 3.0;
 pub(super) const STALLED_REPLANS: u8 = 1;
 
 /// Where a walker stands at the end of its walk instead of the end itself.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
 pub(crate) struct ArrivalSpot {
     /// The request whose walk it ends.
     pub(crate) request: RequestId,
@@ -151,7 +155,8 @@ pub(crate) struct ArrivalSpot {
 /// Where a tile-step walker backed off to, to let another pass in a corridor one
 /// tile wide: it waits there until the other's way no longer crosses the tiles it
 /// backed off along.
-#[derive(Clone, Debug)]
+#[derive(Reflect, Clone, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
 pub(crate) struct Refuge {
     /// The walk it backed off in.
     pub(super) request: RequestId,
@@ -163,6 +168,12 @@ pub(crate) struct Refuge {
     pub(super) route: Route,
     /// Seconds waited there.
     pub(super) waited: f32,
+}
+
+impl MapEntities for Refuge {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.passing = mapper.get_mapped(self.passing);
+    }
 }
 
 /// Tiles (mask pixels) walked one after the other.

@@ -462,6 +462,7 @@ impl SpawnPoint {
 #[reflect(Component, Clone, Debug, PartialEq)]
 pub struct EnteringRoom {
     /// The room.
+    #[entities]
     pub room: Entity,
     /// The spawn point's name.
     pub spawn: String,

@@ -315,6 +315,7 @@ impl Default for HotspotClicks {
 #[component(on_insert = keep_ids_after_inserted::<Interacting>)]
 pub struct Interacting {
     /// The hotspot.
+    #[entities]
     pub hotspot: Entity,
     /// The verb.
     pub verb: Verb,

@@ -319,6 +319,7 @@ impl WalkRegions {
 #[reflect(Component)]
 pub struct InRegion {
     /// The room.
+    #[entities]
     pub room: Entity,
     /// The region's id, 0 when it is in none.
     pub region: u8,

@@ -34,7 +34,7 @@ use super::replan::Placed;
 /// ```
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]
-pub struct CurrentRoom(pub(crate) Option<Entity>);
+pub struct CurrentRoom(#[entities] pub(crate) Option<Entity>);
 
 impl CurrentRoom {
     /// The room entity, or `None` in no room.

@@ -44,7 +44,8 @@ type MovingWalker = (
 /// corner of it since: it may not see the path's next corner in a straight line, so
 /// it walks there through [`WalkerGrid::slide`], never straight through a wall, until
 /// it reaches it (or its walk is planned again).
-#[derive(Component, Default, Clone, Copy, Debug)]
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Clone, Debug, PartialEq)]
 pub(crate) struct OffPath(pub(super) bool);
 
 /// Where the frame's move of a walker that moved set off in a straight line: where
@@ -57,8 +58,9 @@ pub(crate) struct OffPath(pub(super) bool);
 pub(crate) struct StepFrom(pub(crate) Vec2);
 
 /// Seconds a walker turning before it walks ([`Facing::turn_seconds`]) has spent on
-/// the direction it turns to next.
-#[derive(Component, Default, Clone, Copy, Debug)]
+/// the direction it turns to next (saved: a walker loaded in mid-turn turns on).
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Clone, Debug, PartialEq)]
 pub(crate) struct TurnClock(f32);
 
 /// Moves every walker with a [`WalkPath`] at its constant speed, corner to corner,

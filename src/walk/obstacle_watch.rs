@@ -57,7 +57,7 @@ enum SeenFootprint {
 }
 
 impl SeenObstacle {
-    fn new((entity, obstacle): (Entity, Obstacle)) -> Self {
+    pub(crate) fn new((entity, obstacle): (Entity, Obstacle)) -> Self {
         let footprint = match obstacle.footprint {
             Footprint::Rect {
                 half_width,
@@ -79,7 +79,7 @@ impl SeenObstacle {
     }
 
     /// The obstacle and its entity.
-    fn get(&self) -> (Entity, Obstacle) {
+    pub(crate) fn get(&self) -> (Entity, Obstacle) {
         let footprint = match self.footprint {
             SeenFootprint::Rect {
                 half_width,

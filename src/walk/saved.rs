@@ -18,6 +18,7 @@
 //! * a walk through given points walks on;
 //! * a request in flight is read again with its own id: it gets its one answer.
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
@@ -27,6 +28,7 @@ use super::end::cancel;
 use super::job::{
     GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold, on_given_route,
 };
+use super::obstacle_watch::SeenObstacle;
 use super::replan::{Placed, crosses_blocked};
 use super::timing::PlanClock;
 use crate::asset::WalkMask;
@@ -58,7 +60,7 @@ use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 /// }
 /// # bevy::ecs::system::assert_is_system(planning);
 /// ```
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]
 #[component(on_insert = request_in_flight_inserted)]
 pub struct RequestInFlight {
@@ -72,6 +74,27 @@ pub struct RequestInFlight {
     due_in: Option<u64>,
     /// Whether that search re-plans the walker's walk (answering no request).
     replanning: bool,
+    /// Where that search started and the obstacles it routed round, once it has
+    /// started: loaded back, it runs again on them.
+    #[entities]
+    search: Option<SearchInputs>,
+}
+
+/// What a search under way was started with, as [`RequestInFlight`] saves it: its
+/// start (mask pixels), the waypoint of the walk it started on, and the solid
+/// obstacles it routed round (mask pixels).
+#[derive(Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SearchInputs {
+    pub(super) from: Vec2,
+    pub(super) on_walk: Option<(RequestId, usize)>,
+    pub(super) obstacles: Vec<SeenObstacle>,
+}
+
+impl MapEntities for SearchInputs {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.obstacles.map_entities(mapper);
+    }
 }
 
 impl RequestInFlight {
@@ -130,7 +153,41 @@ fn planned_by(job: Option<&PathJob>, frame: u64) -> RequestInFlight {
         started: job.started(),
         due_in: job.due.map(|due| due.saturating_sub(frame + 1)),
         replanning: job.kind == JobKind::Replan,
+        search: None,
     }
+}
+
+/// Brings `in_flight` up to date with `job` by the end of plan frame `frame`: what
+/// it plans, and how far its search got. The inputs of a search under way are kept
+/// (they are noted as it starts); any other's are dropped.
+pub(super) fn note(in_flight: &mut Mut<RequestInFlight>, job: Option<&PathJob>, frame: u64) {
+    let now = planned_by(job, frame);
+    let noted = &**in_flight;
+    let same = noted.planned == now.planned
+        && noted.superseded == now.superseded
+        && noted.started == now.started
+        && noted.due_in == now.due_in
+        && noted.replanning == now.replanning
+        && (now.started || noted.search.is_none());
+    if !same {
+        let search = if now.started {
+            in_flight.search.take()
+        } else {
+            None
+        };
+        **in_flight = RequestInFlight { search, ..now };
+    }
+}
+
+/// Notes the inputs of the search a walker's job starts with.
+pub(super) fn note_search_started(in_flight: &mut Mut<RequestInFlight>, inputs: SearchInputs) {
+    in_flight.search = Some(inputs);
+}
+
+/// The inputs a search run again after a load starts with: those it was saved with,
+/// if any.
+pub(super) fn loaded_search(in_flight: &RequestInFlight) -> Option<&SearchInputs> {
+    in_flight.search.as_ref()
 }
 
 /// The plan frame now (the last one run, or the one being run).
@@ -147,37 +204,39 @@ pub(crate) fn note_searches(
     clock: Res<PlanClock>,
 ) {
     for (job, mut in_flight) in &mut walkers {
-        in_flight.set_if_neq(planned_by(Some(job), clock.frame));
+        note(&mut in_flight, Some(job), clock.frame);
     }
 }
 
-/// Sets the walker's [`RequestInFlight`] to `planned`, in place: only a load
-/// inserts one with a request (and runs its insert hook).
-fn note_planned(mut world: DeferredWorld, walker: Entity, planned: RequestInFlight) {
-    if let Some(mut in_flight) = world.get_mut::<RequestInFlight>(walker) {
-        in_flight.set_if_neq(planned);
-    }
-}
-
-/// The insert hook of [`PathJob`].
-pub(crate) fn job_inserted(world: DeferredWorld, context: HookContext) {
+/// The insert hook of [`PathJob`]: [`RequestInFlight`] is set in place (only a
+/// load inserts one with a request, and runs its insert hook).
+pub(crate) fn job_inserted(mut world: DeferredWorld, context: HookContext) {
     let frame = plan_frame(&world);
-    let planned = planned_by(world.get::<PathJob>(context.entity), frame);
-    note_planned(world, context.entity, planned);
+    let Ok(mut entity) = world.get_entity_mut(context.entity) else {
+        return;
+    };
+    let Ok((job, mut in_flight)) = entity.get_components_mut::<(&PathJob, &mut RequestInFlight)>()
+    else {
+        return;
+    };
+    note(&mut in_flight, Some(job), frame);
 }
 
 /// The discard hook of [`PathJob`] (run before it is removed or replaced).
-pub(crate) fn job_discarded(world: DeferredWorld, context: HookContext) {
-    note_planned(world, context.entity, RequestInFlight::default());
+pub(crate) fn job_discarded(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut in_flight) = world.get_mut::<RequestInFlight>(context.entity) {
+        in_flight.set_if_neq(RequestInFlight::default());
+    }
 }
 
 /// Brings [`RequestInFlight`] up to date after a request was set waiting for the
 /// walker's job (a change to the job in place, which runs no hook).
 pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
     let frame = plan_frame(entity.world());
-    let planned = planned_by(entity.get::<PathJob>(), frame);
-    if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
-        in_flight.set_if_neq(planned);
+    if let Ok((job, mut in_flight)) =
+        entity.get_components_mut::<(&PathJob, &mut RequestInFlight)>()
+    {
+        note(&mut in_flight, Some(job), frame);
     }
 }
 
@@ -188,13 +247,13 @@ pub(super) fn note_waiting_request(entity: &mut EntityWorldMut) {
 /// saved game had it).
 fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     let walker = context.entity;
-    let Some(&loaded) = world.get::<RequestInFlight>(walker) else {
+    let Some(loaded) = world.get::<RequestInFlight>(walker) else {
         return;
     };
     for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
         request.id.keep_later_ids_after();
     }
-    if not_taken_up(&loaded, world.get::<PathJob>(walker)).is_some() {
+    if let Some(loaded) = not_taken_up(loaded, world.get::<PathJob>(walker)) {
         world
             .commands()
             .queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
@@ -208,7 +267,7 @@ pub(super) fn not_taken_up(
     job: Option<&PathJob>,
 ) -> Option<RequestInFlight> {
     (in_flight.planned.is_some() && planned_by(job, 0).planned != in_flight.planned)
-        .then_some(*in_flight)
+        .then(|| in_flight.clone())
 }
 
 /// Takes up a request loaded in flight on `walker` that no job plans yet, if there is
@@ -250,11 +309,14 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, i
     {
         return;
     }
-    // Taken up: until it is read again, the walker's job plans what it plans.
+    // Taken up: until it is read again, the walker's job plans what it plans; a
+    // search run again keeps the inputs it was saved with.
+    let resumed = loaded.started && !entity.contains::<PathJob>();
     if let Some(mut in_flight) = entity.get_mut::<RequestInFlight>() {
-        *in_flight = now;
+        let search = resumed.then(|| loaded.search.clone()).flatten();
+        *in_flight = RequestInFlight { search, ..now };
     }
-    if loaded.started && !entity.contains::<PathJob>() {
+    if resumed {
         debug!(
             "{walker}: {} loaded in flight, its search run again",
             planned.id
@@ -354,14 +416,11 @@ pub(crate) fn take_up_loaded(
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
-    for (walker, &loaded, job) in &in_flight {
+    for (walker, loaded, job) in &in_flight {
         for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
             request.id.keep_later_ids_after();
         }
-        if loaded
-            .planned
-            .is_some_and(|planned| planned_by(job, 0).planned != Some(planned))
-        {
+        if let Some(loaded) = not_taken_up(loaded, job) {
             commands.queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
         }
     }
@@ -464,8 +523,8 @@ fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
     // the walk's place): a re-plan's job would overwrite it with its own.
     match entity
         .get::<RequestInFlight>()
-        .copied()
         .filter(|loaded| loaded.planned.is_some())
+        .cloned()
     {
         Some(loaded) => take_up_request(world, walker, loaded, false),
         None => {

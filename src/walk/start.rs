@@ -8,6 +8,8 @@ use bevy::tasks::AsyncComputeTaskPool;
 use walkmask::Point;
 
 use super::job::{JobState, PathJob, PlanStart, WalkOnHold};
+use super::obstacle_watch::SeenObstacle;
+use super::saved::{RequestInFlight, SearchInputs, loaded_search, note, note_search_started};
 use super::timing::{AnswerTiming, AnswerTimingSetting, PlanClock};
 use crate::asset::WalkMask;
 use crate::obstacle::ObstacleLayout;
@@ -27,6 +29,7 @@ pub(super) type JobWalker = (
     Option<&'static WalkPath>,
     &'static mut PathJob,
     Has<WalkOnHold>,
+    &'static mut RequestInFlight,
 );
 
 /// Starts path tasks for jobs whose room and mask are ready.
@@ -44,7 +47,7 @@ pub(crate) fn start_jobs(
     tuning: Res<WalkTuning>,
 ) {
     let mut starting: Vec<(Entity, PlanQuery, PlanBasis)> = Vec::new();
-    for (entity, walker, transform, child_of, path, mut job, held) in &mut walkers {
+    for (entity, walker, transform, child_of, path, mut job, held, mut in_flight) in &mut walkers {
         if !matches!(job.state, JobState::Waiting) {
             continue;
         }
@@ -85,7 +88,33 @@ pub(crate) fn start_jobs(
             _ => (position, None),
         };
         let mapping = basis.mapping;
-        let from_mask = mapping.world_to_mask(from);
+        // A search run again after a load starts as it was saved: from where it
+        // started, among the obstacles it routed round then.
+        let resumed = std::mem::take(&mut job.resumed)
+            .then(|| loaded_search(&in_flight))
+            .flatten()
+            .filter(|saved| saved.from.is_finite())
+            .map(|saved| {
+                let on_walk = saved.on_walk.filter(|(request, after)| {
+                    path.is_some_and(|path| {
+                        path.request == *request && *after <= path.waypoints.len()
+                    })
+                });
+                let obstacles: Vec<_> = saved.obstacles.iter().map(SeenObstacle::get).collect();
+                (saved.from, on_walk, obstacles)
+            });
+        let (from, from_mask, on_path, saved_obstacles) = match resumed {
+            Some((saved, on_walk, obstacles)) => {
+                let saved = Point::new(saved.x, saved.y);
+                (
+                    mapping.mask_to_world(saved),
+                    saved,
+                    on_walk,
+                    Some(obstacles),
+                )
+            }
+            None => (from, mapping.world_to_mask(from), on_path, None),
+        };
         let start = mapping.clamp_to_mask(from_mask);
         let goal = mapping.clamped_mask_point(job.target);
         let (Some((start, _)), Some((goal, clamped))) = (start, goal) else {
@@ -96,18 +125,40 @@ pub(crate) fn start_jobs(
             job.state = JobState::Failed;
             continue;
         };
+        // A resumed search's obstacles are older than the layout: its walk is
+        // checked against the obstacles as they are once it lands.
+        let obstacle_generation = match saved_obstacles {
+            Some(_) => layout.generation.wrapping_sub(1),
+            None => layout.generation,
+        };
         job.start = Some(PlanStart {
             world: from,
             mask: from_mask,
             on_path,
-            obstacle_generation: layout.generation,
+            obstacle_generation,
         });
-        let query = walk_query(
+        let mut query = walk_query(
             (entity, walker),
             &basis,
             mask,
             (start, goal, clamped),
             &layout,
+        );
+        if let Some(obstacles) = saved_obstacles {
+            query.obstacles = obstacles;
+        }
+        note_search_started(
+            &mut in_flight,
+            SearchInputs {
+                from: Vec2::new(from_mask.x, from_mask.y),
+                on_walk: on_path,
+                obstacles: query
+                    .obstacles
+                    .iter()
+                    .copied()
+                    .map(SeenObstacle::new)
+                    .collect(),
+            },
         );
         starting.push((entity, query, basis));
     }
@@ -119,7 +170,7 @@ pub(crate) fn start_jobs(
         }
     }
     for (entity, mut query, basis) in starting {
-        let Ok((.., mut job, _)) = walkers.get_mut(entity) else {
+        let Ok((.., mut job, _, mut noted)) = walkers.get_mut(entity) else {
             continue;
         };
         query.share_destination = job.share
@@ -136,6 +187,9 @@ pub(crate) fn start_jobs(
             basis,
             _in_flight: in_flight,
         };
+        // Started now: a save made after this (in this frame too, when an answer
+        // started it late in the frame) holds it as started.
+        note(&mut noted, Some(&job), clock.frame);
     }
 }
 

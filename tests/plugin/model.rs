@@ -304,6 +304,9 @@ struct Case {
     save_at: Option<u32>,
     /// Frames run so far.
     frames_run: u32,
+    /// Walkers stripped of `Walker` that live on (solid ones still block the way):
+    /// a save holds them too, as a game saves what it spawned.
+    stripped: Vec<Entity>,
 }
 
 /// What [`build`] makes.
@@ -500,6 +503,7 @@ impl Case {
             by_serial: false,
             save_at: None,
             frames_run: 0,
+            stripped: Vec::new(),
         };
         let walkers = if case.crowd {
             10
@@ -720,6 +724,7 @@ impl Case {
                     self.app.world_mut().despawn(walker);
                 } else {
                     self.app.world_mut().entity_mut(walker).remove::<Walker>();
+                    self.stripped.push(walker);
                 }
                 self.spawn_walker();
             }
@@ -952,6 +957,14 @@ impl Case {
         }
         self.room_still = self.room_still.saturating_add(1);
         let after = self.positions();
+        if self.by_serial && std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
+            let mut at: Vec<String> = after
+                .iter()
+                .map(|(w, p)| format!("  at #{} {:.3},{:.3}", self.serials[w], p.x, p.y))
+                .collect();
+            at.sort();
+            self.trace.extend(at);
+        }
         let ctx = format!("seed {seed}, frame {frame}");
         for (&walker, &b) in &after {
             let Some(&a) = before.get(&walker) else {
@@ -1570,7 +1583,24 @@ impl Case {
             .copied()
             .filter(|&w| old.get::<Walker>(w).is_some())
             .collect();
-        crate::saves::write_saved_walkers(old, &walkers, new, &mut entities);
+        let stripped: Vec<Entity> = self
+            .stripped
+            .iter()
+            .copied()
+            .filter(|&e| old.get_entity(e).is_ok() && old.get::<Walker>(e).is_none())
+            .collect();
+        let saved: Vec<Entity> = walkers.iter().chain(&stripped).copied().collect();
+        crate::saves::write_saved_walkers(old, &saved, new, &mut entities);
+        if std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
+            for w in &walkers {
+                let n = self.serials[w];
+                let f = old.get::<RequestInFlight>(*w);
+                eprintln!(
+                    "DBG saved #{n}: {f:?} walk {:?}",
+                    old.get::<WalkPath>(*w).map(|p| p.request)
+                );
+            }
+        }
         // The model's records of the old app, its entities mapped (those gone, or not
         // saved, to new entities that stand for them).
         let mut map =
@@ -1627,6 +1657,7 @@ impl Case {
                 .collect(),
         };
         self.walkers = self.walkers.iter().map(|&w| map(w)).collect();
+        self.stripped = stripped.iter().map(|&e| map(e)).collect();
         self.streams = self.streams.iter().map(|(&w, &at)| (map(w), at)).collect();
         self.interactions = self
             .interactions
@@ -2091,7 +2122,11 @@ fn cases_saved_at_random_frames_keep_the_invariants() {
             let (a, b) = (strip(&trace_played), strip(&trace_loaded));
             let part = a.iter().zip(&b).position(|(a, b)| a != b);
             if std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
-                eprintln!("--- unsaved\n{}\n--- saved\n{}", a.join("\n"), b.join("\n"));
+                eprintln!(
+                    "--- unsaved\n{}\n--- saved\n{}",
+                    a.join("\n"),
+                    trace_loaded.join("\n")
+                );
             }
             eprintln!(
                 "seed {seed} saved at {save_at:?}: {far:?}; the operations part at {:?}",

@@ -440,7 +440,7 @@ fn a_request_saved_in_flight_gets_its_one_answer_after_a_load() {
         let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
         let id = request(&mut app, walker, px(60, 44));
         app.update();
-        let in_flight = app.world().get::<RequestInFlight>(walker).copied();
+        let in_flight = app.world().get::<RequestInFlight>(walker).cloned();
         let answered_before = !app.world().resource::<common::Log>().kinds(id).is_empty();
         if let Pace::Exact(_) = pace {
             assert_eq!(
