@@ -108,15 +108,18 @@ impl WalkFollow {
     }
 }
 
-/// What a follower is doing about its leader.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+/// What a follower is doing about its leader (saved with it: a follower loaded back
+/// goes on as it was).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
 pub(crate) struct FollowState {
     /// The request of its walk after the leader, and where the leader stood when
     /// it was sent.
     walk: Option<(RequestId, Vec2)>,
-    /// Since when (elapsed seconds) the leader has been out of reach.
-    out_of_reach_since: Option<f32>,
+    /// For how long (seconds) the leader has been out of reach.
+    out_of_reach_for: Option<f32>,
     /// The room it was last put in after its leader.
+    #[entities]
     entered: Option<Entity>,
     /// Where the leader stood when the follower last turned to it.
     faced: Option<Vec2>,
@@ -152,7 +155,7 @@ pub(crate) fn follow_leaders(
     parents: Parents,
     mut requests: MessageWriter<WalkRequest>,
 ) {
-    let now = time.elapsed_secs();
+    let dt = time.delta_secs();
     for (entity, follow, transform, child_of, room, mut state, path, job) in &mut followers {
         // Its own walk after the leader, walked or still planned.
         let walking = path.map(|p| p.request).or(job.map(|j| j.request));
@@ -181,7 +184,7 @@ pub(crate) fn follow_leaders(
             if state.entered != Some(to) {
                 state.entered = Some(to);
                 state.walk = None;
-                state.out_of_reach_since = None;
+                state.out_of_reach_for = None;
                 let named = leader_walker.room.or(Some(to));
                 commands.queue(move |world: &mut World| {
                     stop_walker(world, entity);
@@ -224,9 +227,10 @@ pub(crate) fn follow_leaders(
         }
         state.walk = None;
         if apart > distance + slack {
-            let since = *state.out_of_reach_since.get_or_insert(now);
-            if now - since >= delay {
-                state.out_of_reach_since = None;
+            let waited = state.out_of_reach_for.map_or(0.0, |waited| waited + dt);
+            state.out_of_reach_for = Some(waited);
+            if waited >= delay {
+                state.out_of_reach_for = None;
                 state.walk = Some(send_after(
                     &mut requests,
                     entity,
@@ -237,7 +241,7 @@ pub(crate) fn follow_leaders(
                 continue;
             }
         } else {
-            state.out_of_reach_since = None;
+            state.out_of_reach_for = None;
         }
         // Standing: it faces the leader whenever the leader moved.
         if state.faced.is_none_or(|faced| faced.distance(leader) > 0.5) {

@@ -197,6 +197,23 @@ fn plan_frame(world: &World) -> u64 {
         .map_or(0, |clock| clock.frame)
 }
 
+/// A job taken up from a save whose search had started: it counts as started (a
+/// request sent meanwhile waits for it), runs again on the inputs it was saved with
+/// and is answered `due_in` frames after plan frame `frame`, when it was due.
+fn resumed_job(
+    request: RequestId,
+    target: Vec2,
+    kind: JobKind,
+    face: Option<FaceTarget>,
+    due_in: Option<u64>,
+    frame: u64,
+) -> PathJob {
+    let mut job = PathJob::new(request, target, kind).with_face(face);
+    job.due = due_in.map(|frames| frame + frames);
+    job.resumed = true;
+    job
+}
+
 /// Brings every walker's [`RequestInFlight`] up to date with how far its search got
 /// (after the frame's answers): what a save made after this frame holds.
 pub(crate) fn note_searches(
@@ -254,9 +271,10 @@ fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
         request.id.keep_later_ids_after();
     }
     if let Some(loaded) = not_taken_up(loaded, world.get::<PathJob>(walker)) {
-        world
-            .commands()
-            .queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
+        world.commands().queue(move |world: &mut World| {
+            let frame = plan_frame(world) + 1;
+            take_up_request(world, walker, loaded, frame);
+        });
     }
 }
 
@@ -281,7 +299,8 @@ pub(super) fn take_up_loaded_request(world: &mut World, walker: Entity) {
     else {
         return;
     };
-    take_up_request(world, walker, loaded, true);
+    let frame = plan_frame(world);
+    take_up_request(world, walker, loaded, frame);
 }
 
 /// Reads a loaded request again, unless the walker was planned for it, or it was
@@ -292,10 +311,9 @@ pub(super) fn take_up_loaded_request(world: &mut World, walker: Entity) {
 /// whose search had not started is read again as new; the request it superseded is
 /// answered [`PathCancelled`](crate::PathCancelled).
 ///
-/// `in_frame`: taken up as the plan frame reads its requests (after its clock moved
-/// on), rather than before it (between frames, or first thing in a frame).
-fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, in_frame: bool) {
-    let frame = plan_frame(world) + u64::from(!in_frame);
+/// `frame`: the plan frame that reads it (a loaded answer's frames are counted from
+/// it).
+fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, frame: u64) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
@@ -324,35 +342,36 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, i
         let walk = entity
             .get::<WalkPath>()
             .map(|walk| (walk.request, walk.target, walk.face));
+        let resume = |request, target, kind, face| {
+            resumed_job(request, target, kind, face, loaded.due_in, frame)
+        };
         let (mut job, waiting) = match (loaded.superseded, walk) {
             (Some(superseded), _) => (
-                PathJob::new(superseded.id, superseded.target, JobKind::Request)
-                    .with_face(superseded.face),
+                resume(
+                    superseded.id,
+                    superseded.target,
+                    JobKind::Request,
+                    superseded.face,
+                ),
                 Some(planned),
             ),
             // The walk's re-plan, with the request waiting for it.
             (None, Some((request, target, face))) if loaded.replanning => (
-                PathJob::new(request, target, JobKind::Replan).with_face(face),
+                resume(request, target, JobKind::Replan, face),
                 Some(planned),
             ),
             (None, _) => (
-                PathJob::new(planned.id, planned.target, JobKind::Request).with_face(planned.face),
+                resume(planned.id, planned.target, JobKind::Request, planned.face),
                 None,
             ),
         };
-        let running = (job.kind == JobKind::Request).then_some(PlannedRequest {
-            id: job.request,
-            target: job.target,
-            face: job.face,
-        });
+        let running = planned_by(Some(&job), frame).planned;
         job.pending = waiting.map(|waiting| PendingRequest {
             request: waiting.id,
             target: waiting.target,
             face: waiting.face,
             share: false,
         });
-        job.due = loaded.due_in.map(|frames| frame + frames);
-        job.resumed = true;
         if !entity.contains::<WalkPath>() {
             entity.insert((WalkState::Planning, WalkHeading(Vec2::ZERO)));
         }
@@ -415,13 +434,17 @@ pub(crate) fn take_up_loaded(
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
+    clock: Option<Res<PlanClock>>,
 ) {
+    // The frame that starts now (its requests are read after this, and its clock
+    // moves on then).
+    let frame = clock.map_or(0, |clock| clock.frame) + 1;
     for (walker, loaded, job) in &in_flight {
         for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
             request.id.keep_later_ids_after();
         }
         if let Some(loaded) = not_taken_up(loaded, job) {
-            commands.queue(move |world: &mut World| take_up_request(world, walker, loaded, false));
+            commands.queue(move |world: &mut World| take_up_request(world, walker, loaded, frame));
         }
     }
     for (walker, body, path, transform, child_of, given) in &walks {
@@ -442,12 +465,12 @@ pub(crate) fn take_up_loaded(
                     .filter(|saved| saved.replanning && saved.started && saved.planned.is_none())
                     .map(|saved| saved.due_in);
                 commands.queue(move |world: &mut World| {
-                    walk_on_as_saved(world, walker, request, basis, placed, replan);
+                    walk_on_as_saved(world, walker, request, basis, placed, replan, frame);
                 });
                 continue;
             }
         }
-        commands.queue(move |world: &mut World| take_up_walk(world, walker, request));
+        commands.queue(move |world: &mut World| take_up_walk(world, walker, request, frame));
     }
 }
 
@@ -460,8 +483,8 @@ fn walk_on_as_saved(
     basis: PlanBasis,
     placed: Vec2,
     replan: Option<Option<u64>>,
+    frame: u64,
 ) {
-    let frame = plan_frame(world) + 1;
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
@@ -482,10 +505,14 @@ fn walk_on_as_saved(
     if let Some(due_in) = replan
         && !entity.contains::<PathJob>()
     {
-        let mut job = PathJob::new(request, walk.0, JobKind::Replan).with_face(walk.1);
-        job.due = due_in.map(|frames| frame + frames);
-        job.resumed = true;
-        entity.insert(job);
+        entity.insert(resumed_job(
+            request,
+            walk.0,
+            JobKind::Replan,
+            walk.1,
+            due_in,
+            frame,
+        ));
     }
 }
 
@@ -497,7 +524,7 @@ pub(crate) fn walk_path_inserted(world: DeferredWorld, context: HookContext) {
 
 /// Takes up a walk of `request` that has no basis: it stands until it is planned
 /// again from where the walker stands (a walk through given points walks on).
-fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
+fn take_up_walk(world: &mut World, walker: Entity, request: RequestId, frame: u64) {
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };
@@ -526,9 +553,20 @@ fn take_up_walk(world: &mut World, walker: Entity, request: RequestId) {
         .filter(|loaded| loaded.planned.is_some())
         .cloned()
     {
-        Some(loaded) => take_up_request(world, walker, loaded, false),
+        Some(loaded) => take_up_request(world, walker, loaded, frame),
         None => {
-            entity.insert(PathJob::new(request, target, JobKind::Replan).with_face(face));
+            // A re-plan of the walk that was under way runs again, answered when it
+            // was due; otherwise one starts now.
+            let job = match entity
+                .get::<RequestInFlight>()
+                .filter(|saved| saved.replanning && saved.started)
+            {
+                Some(saved) => {
+                    resumed_job(request, target, JobKind::Replan, face, saved.due_in, frame)
+                }
+                None => PathJob::new(request, target, JobKind::Replan).with_face(face),
+            };
+            entity.insert(job);
         }
     }
 }
