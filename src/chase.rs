@@ -57,15 +57,21 @@ impl WalkChase {
     }
 }
 
-/// Where a chaser was last sent: the room and mask pixel of its target then.
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+/// Where a chaser was last sent: the room and mask pixel of its target then (saved
+/// with it: a chaser loaded back is not sent again while its target stands).
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub(crate) struct ChaseAim {
+    #[entities]
     target: Entity,
+    #[entities]
     room: Entity,
     pixel: (u32, u32),
     /// The mask and areas the chaser planned on: a door that opens (or closes)
-    /// sends it again, though the target stands.
-    key: GridKey,
+    /// sends it again, though the target stands. `None` in a game loaded back, where
+    /// it means nothing until the chaser is next aimed.
+    #[reflect(ignore)]
+    key: Option<GridKey>,
 }
 
 /// A chaser as [`aim_chasers`] sees it.
@@ -112,21 +118,25 @@ pub(crate) fn aim_chasers(
             target: chase.target,
             room: basis.room,
             pixel,
-            key: basis.key,
+            key: Some(basis.key),
         };
         if aim == Some(&now) {
             continue;
         }
         commands.entity(entity).try_insert(now);
-        // Only the areas changed: a walk or a search under way is planned again by
-        // the walk lifecycle; one that stands (short of a closed door) goes again.
-        if aim.is_some_and(|aim| {
+        let same_aim = aim.is_some_and(|aim| {
             ChaseAim {
                 key: now.key,
                 ..*aim
             } == now
-        }) && (walking || planning)
-        {
+        });
+        // Aimed as it was saved: only the key is new.
+        if same_aim && aim.is_some_and(|aim| aim.key.is_none()) {
+            continue;
+        }
+        // Only the areas changed: a walk or a search under way is planned again by
+        // the walk lifecycle; one that stands (short of a closed door) goes again.
+        if same_aim && (walking || planning) {
             continue;
         }
         let request = WalkRequest::new(entity, target);

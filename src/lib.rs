@@ -420,6 +420,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<walk::movement::OffPath>()
             .register_type::<crowd::motion::CrowdMotion>()
             .register_type::<follow::FollowState>()
+            .register_type::<chase::ChaseAim>()
             .register_type::<WalkStats>()
             .register_type::<WalkObstacle>()
             .register_type::<Avoidance>()

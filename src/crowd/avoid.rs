@@ -9,7 +9,7 @@ use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector
 
 use super::Avoidance;
 use super::grids::WalkerGrids;
-use super::motion::{ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, STAND_STALLED_SECONDS};
+use super::motion::{ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, Gathered, STAND_STALLED_SECONDS};
 use super::velocities::{CrowdVelocities, SolveKey, Want, on_path};
 use crate::placement::{Parents, walker_xy};
 use crate::request::RequestId;
@@ -36,6 +36,8 @@ struct Entry {
     /// has got no shorter for [`STAND_STALLED_SECONDS`].
     stalled_at: Option<(RequestId, Vec2, Vec2)>,
     gap: f32,
+    /// Its place in the crowd's order ([`CrowdMotion::order`]).
+    order: u64,
 }
 
 /// Buffers kept from frame to frame.
@@ -50,6 +52,8 @@ pub(crate) struct CrowdWork {
     /// Where walkers stand (indexed, for the walkers blocked against them).
     standing: Taken,
     taken_mask: Vec<(Point, f32)>,
+    /// The place in the crowd's order the next walker to join it takes.
+    next_order: u64,
 }
 
 /// The spots taken in a room this frame (where walkers stand, and spots claimed),
@@ -174,6 +178,10 @@ pub(crate) fn gather_crowd(
     grids.new_frame();
     let work = &mut *work;
     work.entries.clear();
+    // Walkers join the crowd's order after every walker in it (loaded ones too).
+    for (.., motion, _, _, _, _, _, _, _) in &walkers {
+        work.next_order = work.next_order.max(motion.order + 1);
+    }
     for (
         entity,
         (walker, current, given),
@@ -191,6 +199,11 @@ pub(crate) fn gather_crowd(
         let motion = motion.bypass_change_detection();
         // This frame's velocity is walked; next frame's is solved below.
         motion.avoided = None;
+        motion.gathered = None;
+        if motion.order == 0 {
+            motion.order = work.next_order;
+            work.next_order += 1;
+        }
         let position = walker_xy(transform, child_of, &parents);
         let measured = match motion.last {
             Some(last) if dt > 0.0 => (position - last) / dt,
@@ -300,7 +313,7 @@ pub(crate) fn gather_crowd(
                 remaining,
                 blocked: motion.stalled >= BLOCKED_SECONDS,
                 layers: avoidance.layers,
-                id: entity.index_u32(),
+                id: motion.order as u32,
             },
             want: Want {
                 preferred: Vector::new(preferred.x, preferred.y),
@@ -325,17 +338,18 @@ pub(crate) fn gather_crowd(
                 })
                 .and_then(|path| Some((path.request, path.target, *path.waypoints.last()?))),
             gap,
+            order: motion.order,
         });
+        let e = work.entries.last().expect("just pushed");
+        motion.gathered = Some(Gathered::of(e.room, &e.agent, &e.want, on_path, dt));
     }
-    // Room by room, in entity order (sorted by index: an entry is large to move).
-    // Rooms and walkers are live entities, so their indices alone tell them apart
-    // and one word orders both.
+    // Room by room, in the crowd's order (sorted by key: an entry is large to move).
     work.order.clear();
     work.order.extend(
         work.entries
             .iter()
             .enumerate()
-            .map(|(i, e)| (entity_order_key(e.room, e.key.entity), i as u32)),
+            .map(|(i, e)| (crowd_order_key(e.room, e.order), i as u32)),
     );
     work.order.sort_unstable();
     work.sorted.clear();
@@ -493,7 +507,7 @@ fn cluster_extent(
 /// The order [`gather_crowd`] hands walkers to the solve in: by room (no room first),
 /// then by walker, both by entity index (live entities have distinct indices, and an
 /// index is never `u32::MAX`).
-fn entity_order_key(room: Option<Entity>, walker: Entity) -> u64 {
+pub(super) fn crowd_order_key(room: Option<Entity>, order: u64) -> u64 {
     let room = room.map_or(0, |room| u64::from(room.index_u32()) + 1);
-    room << 32 | u64::from(walker.index_u32())
+    room << 40 | (order & ((1 << 40) - 1))
 }

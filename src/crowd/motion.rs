@@ -48,6 +48,45 @@ pub(crate) struct CrowdMotion {
     /// Where a tile-step walker backed off to, to let another pass.
     #[entities]
     pub(super) refuge: Option<Refuge>,
+    /// Its place in the crowd's order, the order walkers joined the crowd in (0: not
+    /// placed yet). Walkers are solved in this order, the same in a game saved and
+    /// loaded back, where their entities are others.
+    pub(super) order: u64,
+    /// The walker as the crowd gathered it at the end of the last frame (its part
+    /// of the velocities being solved for the next): loaded back, the first frame's
+    /// velocities are solved from it.
+    #[entities]
+    pub(super) gathered: Option<Gathered>,
+}
+
+/// A walker as the crowd gathered it (see [`CrowdMotion::gathered`]).
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
+pub(crate) struct Gathered {
+    /// Its room (walkers avoid each other only within one).
+    pub(super) room: Option<Entity>,
+    pub(super) position: Vec2,
+    /// Its velocity as measured, and the one its walk asks for.
+    pub(super) velocity: Vec2,
+    pub(super) preferred: Vec2,
+    pub(super) radius: f32,
+    pub(super) max_speed: f32,
+    pub(super) remaining: f32,
+    pub(super) layers: u32,
+    pub(super) priority: u8,
+    pub(super) standing: bool,
+    pub(super) blocked: bool,
+    pub(super) walking: bool,
+    pub(super) solve: bool,
+    pub(super) on_path: bool,
+    /// The frame's time step.
+    pub(super) dt: f32,
+}
+
+impl MapEntities for Gathered {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.room = self.room.map(|room| mapper.get_mapped(room));
+    }
 }
 
 impl CrowdMotion {

@@ -26,8 +26,10 @@ use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
 use walkmask::crowd::{Agent, AvoidanceParams, Avoider, Vector};
 
-use super::motion::CrowdMotion;
+use super::avoid::crowd_order_key;
+use super::motion::{CrowdMotion, Gathered};
 use crate::placement::{Parents, walker_xy};
+use crate::tuning::WalkTuning;
 use crate::walker::WalkPath;
 
 /// A walking walker is turned aside when the velocity avoidance gives it differs from
@@ -225,8 +227,65 @@ impl CrowdVelocities {
     }
 }
 
+impl Gathered {
+    /// `agent` and `want` as gathered in a frame of `dt` seconds, in `room`.
+    pub(super) fn of(
+        room: Option<Entity>,
+        agent: &Agent,
+        want: &Want,
+        on_path: bool,
+        dt: f32,
+    ) -> Self {
+        Self {
+            room,
+            position: Vec2::new(agent.position.x, agent.position.y),
+            velocity: Vec2::new(agent.velocity.x, agent.velocity.y),
+            preferred: Vec2::new(want.preferred.x, want.preferred.y),
+            radius: agent.radius,
+            max_speed: want.max_speed,
+            remaining: agent.remaining,
+            layers: agent.layers,
+            priority: agent.priority,
+            standing: agent.standing,
+            blocked: agent.blocked,
+            walking: want.walking,
+            solve: want.solve,
+            on_path,
+            dt,
+        }
+    }
+
+    /// The agent, want and key of `entity`, at `order` in the crowd.
+    fn parts(&self, entity: Entity, order: u64) -> (Agent, Want, SolveKey) {
+        let agent = Agent {
+            position: Vector::new(self.position.x, self.position.y),
+            velocity: Vector::new(self.velocity.x, self.velocity.y),
+            radius: self.radius,
+            priority: self.priority,
+            standing: self.standing,
+            remaining: self.remaining,
+            blocked: self.blocked,
+            layers: self.layers,
+            id: order as u32,
+        };
+        let want = Want {
+            preferred: Vector::new(self.preferred.x, self.preferred.y),
+            max_speed: self.max_speed,
+            walking: self.walking,
+            solve: self.solve,
+        };
+        let key = SolveKey {
+            entity,
+            position: self.position,
+            on_path: self.on_path,
+        };
+        (agent, want, key)
+    }
+}
+
 /// A walker as [`take_velocities`] checks it.
 type SolvedWalker = (
+    Entity,
     &'static mut CrowdMotion,
     &'static Transform,
     Option<&'static ChildOf>,
@@ -234,12 +293,49 @@ type SolvedWalker = (
 );
 
 /// Hands each walker the velocity solved for it (see the module), before walkers move.
+///
+/// With no solve under way while walkers were gathered (a game loaded back: the
+/// saved game's solve went with it), the velocities are solved here from what the
+/// walkers were gathered as, as the saved game would have solved them.
 pub(crate) fn take_velocities(
     mut crowd: ResMut<CrowdVelocities>,
     mut walkers: Query<SolvedWalker>,
     parents: Parents,
+    tuning: Res<WalkTuning>,
+    mut gathered: Local<Vec<(u64, Entity, Gathered)>>,
 ) {
-    let Some(solve) = crowd.finish() else {
+    if crowd.finish().is_none() {
+        gathered.clear();
+        gathered.extend(walkers.iter().filter_map(|(entity, motion, ..)| {
+            let saved = motion.gathered?;
+            Some((crowd_order_key(saved.room, motion.order), entity, saved))
+        }));
+        if gathered.is_empty() {
+            return;
+        }
+        gathered.sort_unstable_by_key(|(key, ..)| *key);
+        let mut problem = crowd.buffers();
+        problem.params = AvoidanceParams {
+            time_horizon: tuning.avoidance_time_horizon,
+            max_neighbours: tuning.avoidance_neighbours,
+            ..AvoidanceParams::default()
+        };
+        problem.dt = gathered[0].2.dt;
+        let mut start = 0;
+        for (i, &(key, entity, saved)) in gathered.iter().enumerate() {
+            let (agent, want, solve_key) = saved.parts(entity, key & ((1 << 40) - 1));
+            problem.agents.push(agent);
+            problem.wants.push(want);
+            problem.keys.push(solve_key);
+            if i + 1 == gathered.len() || gathered[i + 1].2.room != saved.room {
+                problem.rooms.push(start..i + 1);
+                start = i + 1;
+            }
+        }
+        problem.solve();
+        crowd.done = Some(problem);
+    }
+    let Some(solve) = crowd.done.as_ref().filter(|solve| solve.solved) else {
         return;
     };
     // Every walker gathered was left with no velocity (`gather_crowd`): only those
@@ -248,7 +344,7 @@ pub(crate) fn take_velocities(
         let Some(velocity) = *velocity else {
             continue;
         };
-        let Ok((mut motion, transform, child_of, path)) = walkers.get_mut(key.entity) else {
+        let Ok((_, mut motion, transform, child_of, path)) = walkers.get_mut(key.entity) else {
             continue;
         };
         let still = walker_xy(transform, child_of, &parents) == key.position

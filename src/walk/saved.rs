@@ -16,7 +16,9 @@
 //!   in the loaded world is walked round, or the walk ends where any walk would end
 //!   against it;
 //! * a walk through given points walks on;
-//! * a request in flight is read again with its own id: it gets its one answer.
+//! * a request in flight is read again with its own id: it gets its one answer (a
+//!   search that had started runs again on the inputs it was saved with, answered
+//!   when it was due).
 
 use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::lifecycle::HookContext;
@@ -43,9 +45,11 @@ use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 /// made through reflection holds it.
 ///
 /// Loaded back onto a walker, a request in flight is read again with its own id and
-/// gets its one answer; its walk, if it had begun one, is planned again from where
-/// the walker stands (see the [guide's scripting chapter](crate::guide::scripting)).
-/// Game code reads it and leaves it alone.
+/// gets its one answer: a search that had started runs again from where it started,
+/// among the obstacles it routed round then, and is answered when it was due; one
+/// that had not is planned from where the walker stands (see the
+/// [guide's scripting chapter](crate::guide::scripting)). Game code reads it and
+/// leaves it alone.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -81,12 +85,14 @@ pub struct RequestInFlight {
 }
 
 /// What a search under way was started with, as [`RequestInFlight`] saves it: its
-/// start (mask pixels), the waypoint of the walk it started on, and the solid
+/// start (mask pixels, and world), the waypoint of the walk it started on, and the solid
 /// obstacles it routed round (mask pixels).
 #[derive(Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SearchInputs {
     pub(super) from: Vec2,
+    /// `from` in the world the search was started in.
+    pub(super) from_world: Vec2,
     pub(super) on_walk: Option<(RequestId, usize)>,
     pub(super) obstacles: Vec<SeenObstacle>,
 }

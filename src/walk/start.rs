@@ -151,6 +151,7 @@ pub(crate) fn start_jobs(
             &mut in_flight,
             SearchInputs {
                 from: Vec2::new(from_mask.x, from_mask.y),
+                from_world: from,
                 on_walk: on_path,
                 obstacles: query
                     .obstacles

@@ -55,7 +55,7 @@ use std::collections::{HashMap, HashSet};
 
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, Hurry, LeavingBy, PlannerStatus, WalkStats};
+use bevy_walkmask::{AnswerTiming, Hurry, LeavingBy, PlannerStatus, RequestInFlight, WalkStats};
 use common::{
     FrameClock, Kind, Log, Pace, add_log, add_mask, assert_contract, deterministic, headless_app,
     left_button, pixel_centre, put_cursor, px, request, run, run_until, window_and_camera,
@@ -960,7 +960,7 @@ impl Case {
         if self.by_serial && std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
             let mut at: Vec<String> = after
                 .iter()
-                .map(|(w, p)| format!("  at #{} {:.3},{:.3}", self.serials[w], p.x, p.y))
+                .map(|(w, p)| format!("  at #{} {},{}", self.serials[w], p.x, p.y))
                 .collect();
             at.sort();
             self.trace.extend(at);
@@ -1589,6 +1589,13 @@ impl Case {
             .copied()
             .filter(|&e| old.get_entity(e).is_ok() && old.get::<Walker>(e).is_none())
             .collect();
+        if std::env::var("WALKMASK_SAVE_TRACE").is_ok() {
+            for w in &walkers {
+                let in_flight = old.get::<RequestInFlight>(*w);
+                self.trace
+                    .push(format!("saved #{}: {in_flight:?}", self.serials[w]));
+            }
+        }
         let saved: Vec<Entity> = walkers.iter().chain(&stripped).copied().collect();
         crate::saves::write_saved_walkers(old, &saved, new, &mut entities);
         // The model's records of the old app, its entities mapped (those gone, or not
