@@ -101,17 +101,19 @@ pub(crate) fn start_jobs(
                     })
                 });
                 let obstacles: Vec<_> = saved.obstacles.iter().map(SeenObstacle::get).collect();
-                (saved.from, on_walk, obstacles)
+                (saved.from, saved.from_world, on_walk, obstacles)
             });
         let (from, from_mask, on_path, saved_obstacles) = match resumed {
-            Some((saved, on_walk, obstacles)) => {
+            Some((saved, saved_world, on_walk, obstacles)) => {
                 let saved = Point::new(saved.x, saved.y);
-                (
-                    mapping.mask_to_world(saved),
-                    saved,
-                    on_walk,
-                    Some(obstacles),
-                )
+                // The world point it started from, unless the room moved since.
+                let world = mapping.mask_to_world(saved);
+                let world = if world.distance(saved_world) < 1e-3 {
+                    saved_world
+                } else {
+                    world
+                };
+                (world, saved, on_walk, Some(obstacles))
             }
             None => (from, mapping.world_to_mask(from), on_path, None),
         };
