@@ -257,6 +257,8 @@ pub(crate) fn steer_over_walk(world: &mut World, walker: Entity) {
 /// Cancels the walker's request in flight, if any ([`PathCancelled`]), and ends its
 /// walk, if any, with [`WalkStopped`] for `reason`.
 pub(super) fn drop_request_and_walk(world: &mut World, walker: Entity, reason: StopReason) {
+    // A request loaded in flight and not read again yet is dropped as any other.
+    super::saved::take_up_loaded_request(world, walker);
     let Ok(mut entity) = world.get_entity_mut(walker) else {
         return;
     };

@@ -430,6 +430,55 @@ fn a_walk_loaded_where_a_gate_is_shut_does_not_cross_it() {
     }
 }
 
+/// A request loaded in flight (through a `DynamicWorld`, which applies it over the
+/// defaults `Walker` requires) and stopped by the game before the first frame after
+/// the load is cancelled, as it would have been without the save: one answer,
+/// `PathCancelled`, and the walker stands where it was saved.
+#[test]
+fn a_request_loaded_in_flight_and_stopped_at_once_is_cancelled() {
+    for pace in [Pace::Exact(2), Pace::Exact(3)] {
+        let (mut app, room) = wall_room_app(pace.plugin());
+        app.register_type::<Transform>();
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
+        let id = request(&mut app, walker, px(60, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut app);
+        let in_flight = app.world().get::<RequestInFlight>(walker).cloned();
+        assert_eq!(
+            in_flight.and_then(|r| r.get().map(|planned| planned.id)),
+            Some(id),
+            "{pace:?}: the request is in flight when saved"
+        );
+        let (mut loaded_app, loaded_room) = wall_room_app(pace.plugin());
+        loaded_app.register_type::<Transform>();
+        let mut clock = pace.clock();
+        clock.frame(&mut loaded_app);
+        let mut entities = bevy::ecs::entity::EntityHashMap::default();
+        entities.insert(room, loaded_room);
+        write_saved_walkers(
+            app.world(),
+            &[walker],
+            loaded_app.world_mut(),
+            &mut entities,
+        );
+        let loaded = entities[&walker];
+        loaded_app
+            .world_mut()
+            .commands()
+            .entity(loaded)
+            .stop_walking();
+        clock.frames(&mut loaded_app, 10);
+        let kinds = loaded_app.world().resource::<common::Log>().kinds(id);
+        assert_eq!(kinds, [common::Kind::Cancelled], "{pace:?}");
+        assert_eq!(common::position(&loaded_app, loaded), px(4, 44), "{pace:?}");
+        assert_eq!(
+            loaded_app.world().get::<WalkState>(loaded),
+            Some(&WalkState::Idle),
+            "{pace:?}"
+        );
+    }
+}
+
 /// A request saved while its path was being planned gets its one answer in the game
 /// it is loaded into (and its walk its one end), with its own id; requests sent
 /// there later have later ids.
