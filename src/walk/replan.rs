@@ -5,6 +5,7 @@ use bevy::asset::AssetLoadFailedEvent;
 use bevy::prelude::*;
 
 use super::job::{PathJob, PlannedOn, WalkOnHold, queue_replan};
+use super::saved::{RequestInFlight, loaded_search};
 use crate::asset::WalkMask;
 use crate::chase::WalkChase;
 use crate::placement::{Parents, walker_xy};
@@ -24,6 +25,7 @@ type PlannedWalker = (
     Option<&'static PlannedOn>,
     Has<WalkChase>,
     Option<&'static mut Placed>,
+    &'static RequestInFlight,
 );
 
 /// A room whose `WalkRoom` or placement changed.
@@ -98,8 +100,18 @@ pub(crate) fn replan_changed(
 ) {
     let rooms_changed = !changed_rooms.is_empty() || mask_events.read().count() > 0;
     let several_rooms = rooms.iter().nth(1).is_some();
-    for (entity, walker, transform, child_of, mut job, path, planned_on, chaser, placed) in
-        &mut walkers
+    for (
+        entity,
+        walker,
+        transform,
+        child_of,
+        mut job,
+        path,
+        planned_on,
+        chaser,
+        placed,
+        in_flight,
+    ) in &mut walkers
     {
         if job.is_none() && path.is_none() {
             continue;
@@ -150,6 +162,18 @@ pub(crate) fn replan_changed(
                     now.is_none_or(|now| (now.room, now.key) != (basis.room, basis.key))
                 }) {
                     job.restart();
+                    if path.is_some_and(hold) {
+                        commands.entity(entity).try_insert(WalkOnHold);
+                    }
+                }
+                // A search loaded back to run again (not started yet here) whose
+                // room or areas changed since it started is planned anew, as a
+                // running one is.
+                if job.resumed
+                    && loaded_search(in_flight)
+                        .is_some_and(|saved| saved.basis_changed(now.as_ref()))
+                {
+                    job.resumed = false;
                     if path.is_some_and(hold) {
                         commands.entity(entity).try_insert(WalkOnHold);
                     }

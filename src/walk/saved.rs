@@ -38,6 +38,7 @@ use crate::facing::FaceTarget;
 use crate::placement::{Parents, walker_xy};
 use crate::plan::basis::{PlanBasis, Rooms, current_basis};
 use crate::request::{RequestId, WalkRequest, WalkRoute, keep_ids_after_inserted};
+use crate::room::{MaskMapping, WalkAreas};
 use crate::walker::{WalkHeading, WalkPath, WalkState, Walker};
 
 /// The walk request a walker's path is being planned for, kept by the plugin on
@@ -85,21 +86,35 @@ pub struct RequestInFlight {
 }
 
 /// What a search under way was started with, as [`RequestInFlight`] saves it: its
-/// start (mask pixels, and world), the waypoint of the walk it started on, and the solid
-/// obstacles it routed round (mask pixels).
-#[derive(Reflect, Clone, Debug, Default, PartialEq)]
-#[reflect(Clone, Debug, Default, PartialEq)]
+/// start (mask pixels, and world), where the mask lay then, the waypoint of the walk
+/// it started on, and the solid obstacles it routed round (mask pixels).
+#[derive(Reflect, Clone, Debug, PartialEq)]
+#[reflect(Clone, Debug, PartialEq)]
 pub(crate) struct SearchInputs {
     pub(super) from: Vec2,
     /// `from` in the world the search was started in.
     pub(super) from_world: Vec2,
+    /// Where the mask lay in the world then.
+    pub(super) mapping: MaskMapping,
+    /// The room it was planned in, and the areas it could use there.
+    pub(super) room: Entity,
+    pub(super) areas: WalkAreas,
     pub(super) on_walk: Option<(RequestId, usize)>,
     pub(super) obstacles: Vec<SeenObstacle>,
 }
 
 impl MapEntities for SearchInputs {
     fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.room = mapper.get_mapped(self.room);
         self.obstacles.map_entities(mapper);
+    }
+}
+
+impl SearchInputs {
+    /// Whether a search started on these inputs would be started again on `now`
+    /// (another room, or other areas: a gate opened or shut since).
+    pub(super) fn basis_changed(&self, now: Option<&PlanBasis>) -> bool {
+        now.is_none_or(|now| (now.room, WalkAreas::from(now.key.areas)) != (self.room, self.areas))
     }
 }
 

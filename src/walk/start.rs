@@ -57,16 +57,16 @@ pub(crate) fn start_jobs(
             job.due = Some(clock.frame + u64::from(frames));
         }
         let position = walker_xy(transform, child_of, &parents);
-        let (basis, mask) = match current_basis(walker, position, &rooms, &masks, server.as_deref())
-        {
-            Ok(found) => found,
-            Err(NoBasis::Loading) => continue,
-            Err(NoBasis::Failed(why)) => {
-                warn!("walker {entity}: {} is unreachable: {why}", job.request);
-                job.state = JobState::Failed;
-                continue;
-            }
-        };
+        let (mut basis, mask) =
+            match current_basis(walker, position, &rooms, &masks, server.as_deref()) {
+                Ok(found) => found,
+                Err(NoBasis::Loading) => continue,
+                Err(NoBasis::Failed(why)) => {
+                    warn!("walker {entity}: {} is unreachable: {why}", job.request);
+                    job.state = JobState::Failed;
+                    continue;
+                }
+            };
         // A walker that is walking keeps walking while the answer is computed: plan
         // from a little further along its path, so that the new path starts where it
         // will be rather than where it was.
@@ -87,9 +87,10 @@ pub(crate) fn start_jobs(
             }
             _ => (position, None),
         };
-        let mapping = basis.mapping;
         // A search run again after a load starts as it was saved: from where it
-        // started, among the obstacles it routed round then.
+        // started, among the obstacles it routed round then, on the placement of the
+        // room then (its answer is put where the room stands when it lands, as any
+        // answer whose room moved meanwhile).
         let resumed = std::mem::take(&mut job.resumed)
             .then(|| loaded_search(&in_flight))
             .flatten()
@@ -101,10 +102,23 @@ pub(crate) fn start_jobs(
                     })
                 });
                 let obstacles: Vec<_> = saved.obstacles.iter().map(SeenObstacle::get).collect();
-                (saved.from, saved.from_world, on_walk, obstacles)
+                (
+                    saved.from,
+                    saved.from_world,
+                    saved.mapping,
+                    on_walk,
+                    obstacles,
+                )
             });
+        if let Some((_, _, saved_mapping, ..)) = &resumed
+            && saved_mapping.is_valid()
+            && saved_mapping.size == basis.mapping.size
+        {
+            basis.mapping = *saved_mapping;
+        }
+        let mapping = basis.mapping;
         let (from, from_mask, on_path, saved_obstacles) = match resumed {
-            Some((saved, saved_world, on_walk, obstacles)) => {
+            Some((saved, saved_world, _, on_walk, obstacles)) => {
                 let saved = Point::new(saved.x, saved.y);
                 // The world point it started from, unless the room moved since.
                 let world = mapping.mask_to_world(saved);
@@ -154,6 +168,9 @@ pub(crate) fn start_jobs(
             SearchInputs {
                 from: Vec2::new(from_mask.x, from_mask.y),
                 from_world: from,
+                mapping,
+                room: basis.room,
+                areas: basis.key.areas.into(),
                 on_walk: on_path,
                 obstacles: query
                     .obstacles
