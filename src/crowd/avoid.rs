@@ -5,12 +5,12 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use walkmask::Point;
-use walkmask::crowd::{Agent, AvoidanceParams, NeighbourGrid, SpotScratch, Vector};
+use walkmask::crowd::{Agent, NeighbourGrid, SpotScratch, Vector};
 
 use super::Avoidance;
 use super::grids::WalkerGrids;
 use super::motion::{ArrivalSpot, BLOCKED_SECONDS, CrowdMotion, Gathered, STAND_STALLED_SECONDS};
-use super::velocities::{CrowdVelocities, SolveKey, Want, on_path};
+use super::velocities::{CrowdVelocities, SolveKey, Want, avoidance_params, on_path};
 use crate::placement::{Parents, walker_xy};
 use crate::request::RequestId;
 use crate::steering::Steered;
@@ -357,11 +357,7 @@ pub(crate) fn gather_crowd(
         .extend(work.order.iter().map(|&(.., i)| work.entries[i as usize]));
     std::mem::swap(&mut work.entries, &mut work.sorted);
     let mut solve = velocities.buffers();
-    solve.params = AvoidanceParams {
-        time_horizon: tuning.avoidance_time_horizon,
-        max_neighbours: tuning.avoidance_neighbours,
-        ..AvoidanceParams::default()
-    };
+    solve.params = avoidance_params(&tuning);
     solve.dt = dt;
     for e in &work.entries {
         solve.agents.push(e.agent);

@@ -283,6 +283,15 @@ impl Gathered {
     }
 }
 
+/// The avoidance parameters `tuning` sets.
+pub(super) fn avoidance_params(tuning: &WalkTuning) -> AvoidanceParams {
+    AvoidanceParams {
+        time_horizon: tuning.avoidance_time_horizon,
+        max_neighbours: tuning.avoidance_neighbours,
+        ..AvoidanceParams::default()
+    }
+}
+
 /// A walker as [`take_velocities`] checks it.
 type SolvedWalker = (
     Entity,
@@ -315,11 +324,7 @@ pub(crate) fn take_velocities(
         }
         gathered.sort_unstable_by_key(|(key, ..)| *key);
         let mut problem = crowd.buffers();
-        problem.params = AvoidanceParams {
-            time_horizon: tuning.avoidance_time_horizon,
-            max_neighbours: tuning.avoidance_neighbours,
-            ..AvoidanceParams::default()
-        };
+        problem.params = avoidance_params(&tuning);
         problem.dt = gathered[0].2.dt;
         let mut start = 0;
         for (i, &(key, entity, saved)) in gathered.iter().enumerate() {

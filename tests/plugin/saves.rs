@@ -115,6 +115,27 @@ fn save_and_load(from: &mut App, walker: Entity, to: &mut App) -> Entity {
     loaded.id()
 }
 
+/// Saves `walkers` of `app` (whose room is `room`) through a `DynamicWorld` and
+/// loads them into a new wall room game, as a game does: it runs its room a frame
+/// with `clock`, then loads its characters. Returns the game and the loaded
+/// entities, in order.
+fn load_into_a_new_wall_room(
+    app: &App,
+    room: Entity,
+    walkers: &[Entity],
+    pace: Pace,
+    clock: &mut common::FrameClock,
+) -> (App, Vec<Entity>) {
+    let (mut loaded_app, loaded_room) = wall_room_app(pace.plugin());
+    loaded_app.register_type::<Transform>();
+    clock.frame(&mut loaded_app);
+    let mut entities = bevy::ecs::entity::EntityHashMap::default();
+    entities.insert(room, loaded_room);
+    write_saved_walkers(app.world(), walkers, loaded_app.world_mut(), &mut entities);
+    let loaded = walkers.iter().map(|walker| entities[walker]).collect();
+    (loaded_app, loaded)
+}
+
 /// Runs frames until `walker` has set off on its walk.
 fn until_walking(app: &mut App, clock: &mut common::FrameClock, walker: Entity) {
     clock.until(app, 60, |world| {
@@ -248,19 +269,10 @@ fn a_walk_loaded_back_goes_straight_once_the_guard_it_bent_round_steps_away() {
         until_walking(&mut app, &mut clock, walker);
         let bent = app.world().get::<WalkPath>(walker).unwrap().waypoints.len();
         assert!(bent > 2, "{pace:?}: a walk round the guard ({bent} points)");
-        let (mut loaded_app, loaded_room) = wall_room_app(pace.plugin());
-        loaded_app.register_type::<Transform>();
         let mut clock = pace.clock();
-        clock.frame(&mut loaded_app);
-        let mut entities = bevy::ecs::entity::EntityHashMap::default();
-        entities.insert(room, loaded_room);
-        write_saved_walkers(
-            app.world(),
-            &[walker, guard],
-            loaded_app.world_mut(),
-            &mut entities,
-        );
-        let (loaded, loaded_guard) = (entities[&walker], entities[&guard]);
+        let (mut loaded_app, loaded) =
+            load_into_a_new_wall_room(&app, room, &[walker, guard], pace, &mut clock);
+        let (loaded, loaded_guard) = (loaded[0], loaded[1]);
         clock.frame(&mut loaded_app);
         loaded_app
             .world_mut()
@@ -449,19 +461,10 @@ fn a_request_loaded_in_flight_and_stopped_at_once_is_cancelled() {
             Some(id),
             "{pace:?}: the request is in flight when saved"
         );
-        let (mut loaded_app, loaded_room) = wall_room_app(pace.plugin());
-        loaded_app.register_type::<Transform>();
         let mut clock = pace.clock();
-        clock.frame(&mut loaded_app);
-        let mut entities = bevy::ecs::entity::EntityHashMap::default();
-        entities.insert(room, loaded_room);
-        write_saved_walkers(
-            app.world(),
-            &[walker],
-            loaded_app.world_mut(),
-            &mut entities,
-        );
-        let loaded = entities[&walker];
+        let (mut loaded_app, loaded) =
+            load_into_a_new_wall_room(&app, room, &[walker], pace, &mut clock);
+        let loaded = loaded[0];
         loaded_app
             .world_mut()
             .commands()
