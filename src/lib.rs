@@ -611,6 +611,7 @@ impl Plugin for WalkmaskPlugin {
         add_sequences(app);
         app.add_observer(walk::end::walker_removed)
             .add_observer(forget_removed_walker)
+            .add_observer(crowd::velocities::note_departed)
             .add_observer(layers::regions::region_walker_removed)
             .add_observer(walk::replan::place_new_walker)
             .add_observer(chase::forget_aim)

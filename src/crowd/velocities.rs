@@ -30,7 +30,7 @@ use super::avoid::crowd_order_key;
 use super::motion::{CrowdMotion, Gathered};
 use crate::placement::{Parents, walker_xy};
 use crate::tuning::WalkTuning;
-use crate::walker::WalkPath;
+use crate::walker::{WalkPath, Walker};
 
 /// A walking walker is turned aside when the velocity avoidance gives it differs from
 /// the one it wants by more than this share of its speed; less is walked as planned.
@@ -171,11 +171,18 @@ pub(crate) struct CrowdVelocities {
     spare: Option<CrowdSolve>,
     /// The last problem, solved or not (its buffers).
     done: Option<CrowdSolve>,
+    /// Walkers gathered at the end of the last frame and gone since (despawned, or
+    /// their crowd state removed), with their place in the crowd's order: a solve
+    /// made from what walkers were gathered as (after a load) counts them, as the
+    /// solve under way in the game saved did.
+    departed: Vec<(u64, Gathered)>,
 }
 
 impl CrowdVelocities {
-    /// The buffers for a new problem, emptied (a solve still running is dropped).
+    /// The buffers for a new problem, emptied (a solve still running is dropped;
+    /// walkers gone since the last gather are forgotten).
     pub(super) fn buffers(&mut self) -> CrowdSolve {
+        self.departed.clear();
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.task = None;
@@ -224,6 +231,25 @@ impl CrowdVelocities {
             }
         }
         self.done.as_ref().filter(|solve| solve.solved)
+    }
+}
+
+/// A walker that is despawned or stops being a walker: if it was gathered at the end
+/// of the last frame, it is kept for a solve made from what walkers were gathered as
+/// ([`CrowdVelocities::departed`]), and forgotten by the crowd.
+pub(crate) fn note_departed(
+    removed: On<Remove, Walker>,
+    mut motions: Query<&mut CrowdMotion>,
+    crowd: Option<ResMut<CrowdVelocities>>,
+) {
+    let Ok(mut motion) = motions.get_mut(removed.entity) else {
+        return;
+    };
+    let Some(gathered) = motion.gathered.take() else {
+        return;
+    };
+    if let Some(mut crowd) = crowd {
+        crowd.departed.push((motion.order, gathered));
     }
 }
 
@@ -299,6 +325,7 @@ type SolvedWalker = (
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static WalkPath>,
+    Has<Walker>,
 );
 
 /// Hands each walker the velocity solved for it (see the module), before walkers move.
@@ -315,9 +342,18 @@ pub(crate) fn take_velocities(
 ) {
     if crowd.finish().is_none() {
         gathered.clear();
-        gathered.extend(walkers.iter().filter_map(|(entity, motion, ..)| {
-            let saved = motion.gathered?;
+        gathered.extend(walkers.iter().filter_map(|(entity, motion, .., walker)| {
+            let saved = motion.gathered.filter(|_| walker)?;
             Some((crowd_order_key(saved.room, motion.order), entity, saved))
+        }));
+        // Those gone since they were gathered count too (no velocity is handed to
+        // them).
+        gathered.extend(crowd.departed.drain(..).map(|(order, saved)| {
+            (
+                crowd_order_key(saved.room, order),
+                Entity::PLACEHOLDER,
+                saved,
+            )
         }));
         if gathered.is_empty() {
             return;
@@ -349,7 +385,7 @@ pub(crate) fn take_velocities(
         let Some(velocity) = *velocity else {
             continue;
         };
-        let Ok((_, mut motion, transform, child_of, path)) = walkers.get_mut(key.entity) else {
+        let Ok((_, mut motion, transform, child_of, path, _)) = walkers.get_mut(key.entity) else {
             continue;
         };
         let still = walker_xy(transform, child_of, &parents) == key.position
