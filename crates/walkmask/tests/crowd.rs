@@ -175,46 +175,7 @@ proptest! {
     /// the same velocities.
     #[test]
     fn a_crowd_step_keeps_apart_agents_apart(agents in crowd(40)) {
-        let dt = 0.05;
-        let params = AvoidanceParams { max_radius: 4.0, ..AvoidanceParams::default() };
-        let mut avoider = Avoider::new();
-        avoider.prepare(&agents, 16.0);
-        let answers: Vec<_> = (0..agents.len())
-            .map(|i| {
-                let preferred = if agents[i].standing { Vector::ZERO } else { agents[i].velocity };
-                avoider.velocity(&agents, i, preferred, 10.0, dt, &params)
-            })
-            .collect();
-        let mut reversed: Vec<_> = agents.iter().rev().copied().collect();
-        for (i, a) in reversed.iter_mut().enumerate() {
-            a.id = (agents.len() - 1 - i) as u32;
-        }
-        let mut again = Avoider::new();
-        again.prepare(&reversed, 16.0);
-        for (i, answer) in answers.iter().enumerate() {
-            let r = agents.len() - 1 - i;
-            let preferred = if agents[i].standing { Vector::ZERO } else { agents[i].velocity };
-            let other = again.velocity(&reversed, r, preferred, 10.0, dt, &params);
-            prop_assert!((other.velocity - answer.velocity).length() <= 1e-4,
-                "agent {i}: {:?} vs {:?}", answer.velocity, other.velocity);
-        }
-        for i in 0..agents.len() {
-            for j in i + 1..agents.len() {
-                let (a, b) = (&agents[i], &agents[j]);
-                let combined = a.radius + b.radius;
-                let before = (b.position - a.position).length();
-                let (ai, aj) = (&answers[i], &answers[j]);
-                // Only pairs both saw (each within the other's eight nearest).
-                let both_feasible = ai.solved == Solved::Feasible && aj.solved == Solved::Feasible;
-                let eight_or_fewer = agents.len() <= 9;
-                if before > combined + 1e-2 && both_feasible && eight_or_fewer
-                    && a.priority == b.priority
-                {
-                    let after = ((b.position + aj.velocity * dt) - (a.position + ai.velocity * dt)).length();
-                    prop_assert!(after >= combined - 1e-2, "{i} and {j}: {before} -> {after}");
-                }
-            }
-        }
+        crowd_step_keeps_apart(&agents)?;
     }
 
     /// Avoidance steps taken through `steer::slide` on random masks: every step is a
@@ -311,4 +272,104 @@ fn thirty_spots_round_a_point_in_an_open_room() {
         farthest <= 13.0 * (1.0 + 3.0 * 0.87) + 1e-3,
         "spread to {farthest}"
     );
+}
+
+/// The property of [`a_crowd_step_keeps_apart_agents_apart`]: one step of `agents`
+/// keeps those that were apart apart, in either order of solving.
+fn crowd_step_keeps_apart(agents: &[Agent]) -> Result<(), TestCaseError> {
+    let dt = 0.05;
+    let params = AvoidanceParams {
+        max_radius: 4.0,
+        ..AvoidanceParams::default()
+    };
+    let mut avoider = Avoider::new();
+    avoider.prepare(agents, 16.0);
+    let answers: Vec<_> = (0..agents.len())
+        .map(|i| {
+            let preferred = if agents[i].standing {
+                Vector::ZERO
+            } else {
+                agents[i].velocity
+            };
+            avoider.velocity(agents, i, preferred, 10.0, dt, &params)
+        })
+        .collect();
+    let mut reversed: Vec<_> = agents.iter().rev().copied().collect();
+    for (i, a) in reversed.iter_mut().enumerate() {
+        a.id = (agents.len() - 1 - i) as u32;
+    }
+    let mut again = Avoider::new();
+    again.prepare(&reversed, 16.0);
+    for (i, answer) in answers.iter().enumerate() {
+        let r = agents.len() - 1 - i;
+        let preferred = if agents[i].standing {
+            Vector::ZERO
+        } else {
+            agents[i].velocity
+        };
+        let other = again.velocity(&reversed, r, preferred, 10.0, dt, &params);
+        prop_assert!(
+            (other.velocity - answer.velocity).length() <= 1e-4,
+            "agent {i}: {:?} vs {:?}",
+            answer.velocity,
+            other.velocity
+        );
+    }
+    for i in 0..agents.len() {
+        for j in i + 1..agents.len() {
+            let (a, b) = (&agents[i], &agents[j]);
+            let combined = a.radius + b.radius;
+            let before = (b.position - a.position).length();
+            let (ai, aj) = (&answers[i], &answers[j]);
+            // Only pairs both saw (each within the other's eight nearest).
+            let both_feasible = ai.solved == Solved::Feasible && aj.solved == Solved::Feasible;
+            let eight_or_fewer = agents.len() <= 9;
+            if before > combined + 1e-2
+                && both_feasible
+                && eight_or_fewer
+                && a.priority == b.priority
+            {
+                let after =
+                    ((b.position + aj.velocity * dt) - (a.position + ai.velocity * dt)).length();
+                prop_assert!(after >= combined - 1e-2, "{i} and {j}: {before} -> {after}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Three walking agents, all blocked: 0 leads 1, which leads 2. Agent 1 gives way all
+/// the way to 0, and 2 gives way all the way to 1, counting on 1 not to step towards
+/// it; 1 turned aside by 0 must not step into 2.
+#[test]
+fn a_blocked_leader_turned_by_a_third_does_not_step_into_the_one_it_leads() {
+    let agent = |id: u32, (x, y): (f32, f32), (vx, vy): (f32, f32), radius: f32, remaining| Agent {
+        position: Vector::new(x, y),
+        velocity: Vector::new(vx, vy),
+        radius,
+        priority: 1,
+        standing: false,
+        remaining,
+        blocked: true,
+        layers: 1,
+        id,
+    };
+    let agents = [
+        agent(0, (45.121593, 13.416659), (4.476715, 0.0), 1.0, 58.538254),
+        agent(
+            1,
+            (52.604954, 19.369108),
+            (-3.7881908, -6.2733088),
+            2.5126333,
+            71.97406,
+        ),
+        agent(
+            2,
+            (49.90525, 22.325766),
+            (0.0, -6.958486),
+            1.3986591,
+            72.23102,
+        ),
+    ];
+    crowd_step_keeps_apart(&agents).unwrap();
 }
