@@ -233,18 +233,19 @@ fn the_hover_answer_comes_while_a_solid_character_walks() {
         let (mut app, _) = wall_room_app(pace.plugin());
         let player = spawn_walker(&mut app, Walker::new(100.0), px(10, 20));
         app.world_mut().entity_mut(player).insert(PlayerWalker);
-        let guard = spawn_walker(&mut app, Walker::new(90.0), px(48, 44));
+        let guard = spawn_walker(&mut app, Walker::new(60.0), px(48, 44));
         app.world_mut()
             .entity_mut(guard)
             .insert(WalkObstacle::circle(2.0));
         let mut clock = pace.clock();
         let point = px(50, 20);
         let mut answered = false;
-        // Back and forth, never arriving (24 units take 16 frames); the pointer comes
-        // to rest once the guard is on its way.
+        // Back and forth, never arriving: each leg is at least 26 units, 27 frames,
+        // and the guard turns every 15, so answers up to 12 frames late still find it
+        // walking. The pointer comes to rest once the guard is on its way.
         for frame in 0..80 {
             if frame % 15 == 0 {
-                let end = if frame % 30 == 0 { 36 } else { 60 };
+                let end = if frame % 30 == 0 { 8 } else { 60 };
                 request(&mut app, guard, px(end, 44));
             }
             if frame == 20 {
