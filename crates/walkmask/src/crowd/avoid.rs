@@ -25,9 +25,8 @@ pub struct Agent {
     /// files through it, the one nearest its end first, instead of jamming.
     pub remaining: f32,
     /// It has made no headway for a while (the caller decides how long): when it
-    /// leads, it stops giving way to the agent it leads (it takes none of the
-    /// correction, though it still never turns towards that agent), which gives way
-    /// all the way, so that a jam at a door clears.
+    /// leads, it stops giving way to the agent it leads, which gives way all the way,
+    /// so that a jam at a door clears.
     pub blocked: bool,
     /// Agents avoid each other when their layers share a bit.
     pub layers: u32,
@@ -41,7 +40,7 @@ pub struct Agent {
 /// priority, or no common layer). Between equals: a tenth for a standing agent
 /// against a walking one; between walking ones, a fifth for the one that leads (the
 /// one clearly nearer its end, see [`Agent::remaining`], else the lower id) and four
-/// fifths for the other, or none (0) and all when the leader is [`Agent::blocked`]; half
+/// fifths for the other, or none and all when the leader is [`Agent::blocked`]; half
 /// between standing ones.
 pub fn share(me: &Agent, other: &Agent) -> Option<f32> {
     if me.layers & other.layers == 0 || me.priority > other.priority {
@@ -53,9 +52,7 @@ pub fn share(me: &Agent, other: &Agent) -> Option<f32> {
     if !me.standing && !other.standing {
         let leads = leads(me, other);
         if leads && me.blocked {
-            // None of the correction, but still the line: it may go on as it was
-            // going, never turn towards the one that counts on it to.
-            return Some(0.0);
+            return None;
         }
         if !leads && other.blocked {
             return Some(1.0);
