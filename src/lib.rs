@@ -417,6 +417,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<walk::hurry::Hurried>()
             .register_type::<walk::obstacle_watch::ObstacleWatch>()
             .register_type::<walk::movement::TurnClock>()
+            .register_type::<walk::job::SavedPlanBasis>()
             .register_type::<walk::movement::OffPath>()
             .register_type::<crowd::motion::CrowdMotion>()
             .register_type::<follow::FollowState>()
@@ -680,6 +681,7 @@ fn require_walker_state(app: &mut App) {
         world.try_register_required_components::<Walker, walk::movement::OffPath>(),
         world.try_register_required_components::<Walker, walk::movement::TurnClock>(),
         world.try_register_required_components::<Walker, walk::movement::StepFrom>(),
+        world.try_register_required_components::<Walker, walk::job::SavedPlanBasis>(),
     ];
     if registered.iter().all(Result::is_ok) {
         return;
@@ -743,6 +745,7 @@ type WalkerState = (
     walk::movement::OffPath,
     walk::movement::TurnClock,
     walk::movement::StepFrom,
+    walk::job::SavedPlanBasis,
 );
 
 /// The exclusive system that runs the systems of one set, in order, on its thread.

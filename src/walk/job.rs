@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use bevy::tasks::Task;
 use walkmask::Point;
@@ -10,13 +12,71 @@ use walkmask::Point;
 use super::timing::PlanClock;
 use crate::facing::FaceTarget;
 use crate::plan::basis::PlanBasis;
+use crate::plan::grid_cache::GridKey;
 use crate::plan::worker::{InFlight, PlanOutput};
 use crate::request::RequestId;
+use crate::room::{MaskMapping, WalkAreas};
 use crate::walker::WalkPath;
 
-/// The basis of a walk: attached to a walker with a [`WalkPath`].
+/// The basis of a walk: attached to a walker with a [`WalkPath`]. Its hooks keep
+/// [`SavedPlanBasis`], what a save holds of it, in step.
 #[derive(Component, Clone, Copy, Debug)]
+#[component(on_insert = note_planned_on, on_remove = forget_planned_on)]
 pub(crate) struct PlannedOn(pub(crate) PlanBasis);
+
+/// What a save holds of a walk's [`PlannedOn`]: the room, where it lay and the areas
+/// open when the walk was planned (the mask and grid it names live in this process
+/// only). A walk loaded back is planned on these, so that a room moved or a gate
+/// opened between the load and the first frame re-plans it as it would have the
+/// game saved. Written by `PlannedOn`'s hooks only.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Clone, Debug, PartialEq)]
+pub(crate) struct SavedPlanBasis {
+    /// The room the walk was planned in (`None`: no walk with a basis).
+    #[entities]
+    pub(crate) room: Option<Entity>,
+    /// Where the room's mask lay.
+    pub(crate) mapping: Option<MaskMapping>,
+    /// The areas open to the walker (of those in the mask).
+    pub(crate) areas: WalkAreas,
+}
+
+impl SavedPlanBasis {
+    /// `now` (the basis of the world as loaded) with the placement and areas the
+    /// walk was planned on, when it was planned in the same room.
+    pub(crate) fn planned_basis(&self, now: PlanBasis) -> PlanBasis {
+        match (self.room, self.mapping) {
+            (Some(room), Some(mapping)) if room == now.room => PlanBasis {
+                mapping,
+                key: GridKey {
+                    areas: self.areas.into(),
+                    ..now.key
+                },
+                ..now
+            },
+            _ => now,
+        }
+    }
+}
+
+fn note_planned_on(mut world: DeferredWorld, context: HookContext) {
+    let Some(PlannedOn(basis)) = world.get::<PlannedOn>(context.entity).copied() else {
+        return;
+    };
+    if let Some(mut saved) = world.get_mut::<SavedPlanBasis>(context.entity) {
+        *saved = SavedPlanBasis {
+            room: Some(basis.room),
+            mapping: Some(basis.mapping),
+            areas: basis.key.areas.into(),
+        };
+    }
+}
+
+fn forget_planned_on(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut saved) = world.get_mut::<SavedPlanBasis>(context.entity) {
+        *saved = SavedPlanBasis::default();
+    }
+}
 
 /// A walk through given points that ignores the mask ([`WalkRoute::Anywhere`](crate::WalkRoute::Anywhere)):
 /// the request of that walk, on a walker whose [`WalkPath`] it still is. Such a walk

@@ -4,13 +4,16 @@
 //! A save made through reflection (a `DynamicWorld` of the walkers) holds a walk in
 //! progress as its [`WalkPath`] (with [`GivenRoute`] for a walk through given
 //! points), and a request still being planned as [`RequestInFlight`]. The rest of
-//! the lifecycle's state (the search task, the basis the walk was planned on) means
-//! nothing in another process, so it is not saved: when those components are
-//! inserted without it, as a loaded scene inserts them, the walker takes up its walk
-//! or request again from where it stands, against the world as loaded:
+//! the lifecycle's state (the search task, the grid the walk was planned on) means
+//! nothing in another process, so it is not saved; of the basis a walk was planned
+//! on, the room, its placement and the areas open are ([`SavedPlanBasis`]). When
+//! those components are inserted without the rest, as a loaded scene inserts them,
+//! the walker takes up its walk or request again from where it stands, against the
+//! world as loaded:
 //!
 //! * a walk on a found path whose way on crosses no pixel the loaded world forbids
-//!   walks on as saved, planned on the world as loaded;
+//!   walks on as saved, on the placement and areas it was planned on: a room moved or
+//!   a gate opened since re-plans it as it would have the game saved;
 //! * any other walk on a found path stands ([`WalkOnHold`]) until it is planned
 //!   again from here, answered [`PathReplanned`](crate::PathReplanned): a gate shut
 //!   in the loaded world is walked round, or the walk ends where any walk would end
@@ -28,7 +31,8 @@ use bevy::prelude::*;
 use super::accept::accept_request;
 use super::end::cancel;
 use super::job::{
-    GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, WalkOnHold, on_given_route,
+    GivenRoute, JobKind, PathJob, PendingRequest, PlannedOn, SavedPlanBasis, WalkOnHold,
+    on_given_route,
 };
 use super::obstacle_watch::SeenObstacle;
 use super::replan::{Placed, crosses_blocked};
@@ -427,6 +431,7 @@ type LoadedWalk = (
     &'static Transform,
     Option<&'static ChildOf>,
     Option<&'static GivenRoute>,
+    Option<&'static SavedPlanBasis>,
 );
 
 /// Takes up what a load wrote onto walkers (a `DynamicWorld` written into the world
@@ -437,8 +442,10 @@ type LoadedWalk = (
 ///   inserted is taken up by its insert hook already; one applied in place, here or
 ///   when the walker's next request comes, whichever is first);
 /// * a walk whose way on, from where the walker stands, crosses no pixel the world
-///   as loaded forbids it walks on as saved, planned on the world as loaded: nothing
-///   is planned again or reported;
+///   as loaded forbids it walks on as saved, planned on the placement and areas it
+///   was planned on in the game saved ([`SavedPlanBasis`]): nothing is planned again
+///   or reported, unless the room moved or its areas changed since, which re-plans
+///   it as it would have the game saved;
 /// * any other walk on a found path stands until it is planned again from here (or,
 ///   with a request loaded in flight beside it, until that request is answered); a
 ///   walk through given points walks on.
@@ -468,7 +475,7 @@ pub(crate) fn take_up_loaded(
             commands.queue(move |world: &mut World| take_up_request(world, walker, loaded, frame));
         }
     }
-    for (walker, body, path, transform, child_of, given) in &walks {
+    for (walker, body, path, transform, child_of, given, saved) in &walks {
         let request = path.request;
         if !on_given_route(Some(path), given) {
             let position = walker_xy(transform, child_of, &parents);
@@ -485,6 +492,9 @@ pub(crate) fn take_up_loaded(
                     .ok()
                     .filter(|saved| saved.replanning && saved.started && saved.planned.is_none())
                     .map(|saved| saved.due_in);
+                // Planned on the placement and areas it was planned on in the game
+                // saved: what changed since re-plans it as it would have there.
+                let basis = saved.map_or(basis, |saved| saved.planned_basis(basis));
                 commands.queue(move |world: &mut World| {
                     walk_on_as_saved(world, walker, request, basis, placed, replan, frame);
                 });

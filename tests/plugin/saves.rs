@@ -442,6 +442,71 @@ fn a_walk_loaded_where_a_gate_is_shut_does_not_cross_it() {
     }
 }
 
+/// A walk saved while it went round a shut gate, loaded back, and the gate opened by
+/// the game before the first frame: it is planned again and goes through the gate,
+/// as it would have in the game saved (a loaded walk keeps the areas it was planned
+/// on, not those it finds at the first frame).
+#[test]
+fn a_walk_loaded_back_re_plans_through_a_gate_opened_before_the_first_frame() {
+    // A wall at x = 30..=33 from the top down to y = 39, with a gate (area 2) in it
+    // at y = 10..=20: shut, the way from the left to the right goes below the wall.
+    let gated_wall = |x: u32, y: u32| match ((30..=33).contains(&x), y) {
+        (true, 10..=20) => 2,
+        (true, 0..=39) => 0,
+        _ => 1,
+    };
+    let shut_room = |app: &mut App| {
+        let mask = common::add_mask(app, 64, 48, gated_wall);
+        let mut room = WalkRoom::new(mask);
+        room.disable_area(2);
+        app.world_mut().spawn(room).id()
+    };
+    for pace in Pace::BOTH {
+        let mut app = common::headless_app(pace.plugin());
+        common::add_log(&mut app);
+        shut_room(&mut app);
+        let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 14));
+        let id = request(&mut app, walker, px(60, 14));
+        let mut clock = pace.clock();
+        until_walking(&mut app, &mut clock, walker);
+        clock.frames(&mut app, 3);
+        let mut loaded_app = common::headless_app(pace.plugin());
+        common::add_log(&mut loaded_app);
+        let room = shut_room(&mut loaded_app);
+        let loaded = save_and_load(&mut app, walker, &mut loaded_app);
+        loaded_app
+            .world_mut()
+            .get_mut::<WalkRoom>(room)
+            .unwrap()
+            .set_area(2, true);
+        let mut clock = pace.clock();
+        let mut lowest = 0;
+        for _ in 0..200 {
+            clock.frame(&mut loaded_app);
+            let (_, y) = common::pixel_of(common::position(&loaded_app, loaded));
+            lowest = lowest.max(y);
+        }
+        assert!(
+            lowest < 40,
+            "{pace:?}: went on round the wall, down to pixel y {lowest}, not through the gate"
+        );
+        let kinds = loaded_app.world().resource::<common::Log>().kinds(id);
+        assert!(
+            matches!(kinds.first(), Some(common::Kind::Replanned { .. })),
+            "{pace:?}: planned again: {kinds:?}"
+        );
+        assert_eq!(
+            kinds.iter().filter(|k| k.is_end()).count(),
+            1,
+            "{pace:?}: {kinds:?}"
+        );
+        assert!(
+            common::position(&loaded_app, loaded).distance(px(60, 14)) < 0.01,
+            "{pace:?}: ends where it was sent"
+        );
+    }
+}
+
 /// A request loaded in flight (through a `DynamicWorld`, which applies it over the
 /// defaults `Walker` requires) and stopped by the game before the first frame after
 /// the load is cancelled, as it would have been without the save: one answer,
