@@ -352,6 +352,11 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, f
     {
         return;
     }
+    // Where the plugin left it: the walker stands where the save put it, not moved
+    // by game code (the defaults a load writes over may have placed it elsewhere).
+    if let Some(here) = entity.get::<Transform>().map(|t| t.translation.truncate()) {
+        entity.insert(Placed(here));
+    }
     // Taken up: until it is read again, the walker's job plans what it plans; a
     // search run again keeps the inputs it was saved with.
     let resumed = loaded.started && !entity.contains::<PathJob>();

@@ -1063,7 +1063,7 @@ impl Case {
                 .iter()
                 .map(|e| {
                     let who = self.serials.get(&e.entity).map_or(-1, |&n| n as i64);
-                    format!("  #{who} {:?}", e.kind)
+                    format!("  #{who} {} {:?}", e.request, e.kind)
                 })
                 .collect();
             self.trace.extend(outcomes);

@@ -157,6 +157,28 @@ fn until_request_ends(app: &mut App, clock: &mut common::FrameClock, id: Request
     });
 }
 
+/// A wall at x = 30..=33 from the top down to y = 39, with a gate (area 2) in it at
+/// y = 10..=20: shut, the way from the left to the right goes below the wall.
+fn gated_wall(x: u32, y: u32) -> u8 {
+    match ((30..=33).contains(&x), y) {
+        (true, 10..=20) => 2,
+        (true, 0..=39) => 0,
+        _ => 1,
+    }
+}
+
+/// A game (logging outcomes) whose one room has the 64 x 48 mask `pixel` with its
+/// area 2, the gate, shut; returns the game and the room.
+fn gated_room_app(pace: Pace, pixel: fn(u32, u32) -> u8) -> (App, Entity) {
+    let mut app = common::headless_app(pace.plugin());
+    common::add_log(&mut app);
+    let mask = common::add_mask(&mut app, 64, 48, pixel);
+    let mut room = WalkRoom::new(mask);
+    room.disable_area(2);
+    let room = app.world_mut().spawn(room).id();
+    (app, room)
+}
+
 /// A walk saved in mid-walk and loaded into a new game walks on as saved: its way on
 /// is clear in the loaded world, so it is neither held nor planned again; it moves in
 /// the first frame after the load and arrives, with the request it was saved with,
@@ -360,6 +382,131 @@ fn a_search_saved_under_way_is_answered_when_it_was_due() {
     );
 }
 
+/// What the game does before the first frame after a save (or, unsaved, the frame
+/// after the one it saved in).
+#[derive(Clone, Copy, Debug)]
+enum FirstFrame {
+    /// Opens the gate and sends the walker a new request.
+    OpenGateAndSend,
+    /// Puts the walker somewhere else (a teleport, a knock-back).
+    Teleport,
+}
+
+/// Plays a search saved under way on a standing walker, with a request waiting for
+/// it, in the gated room: with a save and load before `change` (loaded over the
+/// character the room spawned at its entry point, as a `DynamicWorld` applies what
+/// it holds in place over it), or without. Returns each outcome of the saved search's
+/// request (0), the one waiting (1) and the new one (2), with the frame after the save
+/// it came in, and where the walker ends.
+fn play_search_saved_under_way(
+    pace: Pace,
+    saved: bool,
+    change: FirstFrame,
+) -> (
+    Vec<(usize, usize, std::mem::Discriminant<common::Kind>)>,
+    Vec2,
+) {
+    let (mut app, room) = gated_room_app(pace, gated_wall);
+    let mut clock = pace.clock();
+    let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
+    clock.frames(&mut app, 1);
+    let first = request(&mut app, walker, px(60, 14));
+    clock.frames(&mut app, 1);
+    let waiting = request(&mut app, walker, px(60, 16));
+    clock.frames(&mut app, 1);
+    let (mut app, walker, room) = if saved {
+        // The game runs its room a frame, then loads its characters.
+        let (mut loaded_app, loaded_room) = gated_room_app(pace, gated_wall);
+        loaded_app.register_type::<Transform>();
+        app.register_type::<Transform>();
+        pace.clock().frame(&mut loaded_app);
+        let spawned = spawn_walker(&mut loaded_app, Walker::new(60.0), px(12, 30));
+        let mut entities = bevy::ecs::entity::EntityHashMap::default();
+        entities.insert(room, loaded_room);
+        entities.insert(walker, spawned);
+        write_saved_walkers(
+            app.world(),
+            &[walker],
+            loaded_app.world_mut(),
+            &mut entities,
+        );
+        (loaded_app, spawned, loaded_room)
+    } else {
+        (app, walker, room)
+    };
+    let mut seen = app.world().resource::<common::Log>().observed.len();
+    let next = match change {
+        FirstFrame::OpenGateAndSend => {
+            app.world_mut()
+                .get_mut::<WalkRoom>(room)
+                .unwrap()
+                .set_area(2, true);
+            Some(request(&mut app, walker, px(4, 30)))
+        }
+        FirstFrame::Teleport => {
+            app.world_mut()
+                .get_mut::<Transform>(walker)
+                .unwrap()
+                .translation = px(20, 30).extend(1.0);
+            None
+        }
+    };
+    let ids = [Some(first), Some(waiting), next];
+    let mut outcomes = Vec::new();
+    for frame in 0..60 {
+        clock.frame(&mut app);
+        let log = &app.world().resource::<common::Log>().observed;
+        outcomes.extend(log[seen..].iter().filter_map(|e| {
+            let which = ids.iter().position(|id| *id == Some(e.request))?;
+            Some((frame, which, std::mem::discriminant(&e.kind)))
+        }));
+        seen = log.len();
+    }
+    (outcomes, common::position(&app, walker))
+}
+
+/// A search saved under way with a request waiting for it, loaded back, and a gate
+/// opened by the game before the first frame after the load, together with a new
+/// request: the search starts over on the open gate (as a running one does), so the
+/// new request supersedes it and the one waiting at once, as it would have without
+/// the save; the saved search is not answered on the shut gate.
+#[test]
+fn a_search_loaded_back_starts_over_when_a_gate_opens_in_the_first_frame() {
+    for pace in [Pace::Exact(2), Pace::Exact(3), Pace::Exact(5)] {
+        let change = FirstFrame::OpenGateAndSend;
+        let (played, _) = play_search_saved_under_way(pace, false, change);
+        let (loaded, _) = play_search_saved_under_way(pace, true, change);
+        let cancelled = std::mem::discriminant(&common::Kind::Cancelled);
+        assert!(
+            played.contains(&(0, 0, cancelled)) && played.contains(&(0, 1, cancelled)),
+            "{pace:?}: unsaved, the new request supersedes both at once: {played:?}"
+        );
+        assert_eq!(loaded, played, "{pace:?}: after a load, and unsaved");
+    }
+}
+
+/// A search saved under way, loaded back, and the walker put elsewhere by the game
+/// before the first frame: the search starts over from where it was put, as a
+/// running one does, not from where the save left it; the walker ends where it
+/// would have without the save.
+#[test]
+fn a_search_loaded_back_starts_over_from_where_the_game_puts_the_walker() {
+    for pace in [Pace::Exact(2), Pace::Exact(3), Pace::Exact(5)] {
+        let change = FirstFrame::Teleport;
+        let (played, played_end) = play_search_saved_under_way(pace, false, change);
+        let (loaded, loaded_end) = play_search_saved_under_way(pace, true, change);
+        assert!(
+            played.iter().any(|(_, which, _)| *which == 1),
+            "{pace:?}: unsaved, the waiting request is answered: {played:?}"
+        );
+        assert_eq!(loaded, played, "{pace:?}: after a load, and unsaved");
+        assert!(
+            loaded_end.distance(played_end) < 0.01,
+            "{pace:?}: ends at {loaded_end} after a load, at {played_end} unsaved"
+        );
+    }
+}
+
 /// A walker saved in the frame its steering was let go (its `WalkInput` removed)
 /// stands once loaded: it does not walk on with nowhere to go.
 #[test]
@@ -401,21 +548,17 @@ fn a_walk_loaded_where_a_gate_is_shut_does_not_cross_it() {
     // Area 2 is a gate across the whole room at x = 30..=33.
     let gate = |x: u32, _: u32| if (30..=33).contains(&x) { 2 } else { 1 };
     for pace in Pace::BOTH {
-        let mut app = common::headless_app(pace.plugin());
-        common::add_log(&mut app);
-        let mask = common::add_mask(&mut app, 64, 48, gate);
-        app.world_mut().spawn(WalkRoom::new(mask));
+        let (mut app, room) = gated_room_app(pace, gate);
+        app.world_mut()
+            .get_mut::<WalkRoom>(room)
+            .unwrap()
+            .set_area(2, true);
         let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 24));
         let id = request(&mut app, walker, px(60, 24));
         let mut clock = pace.clock();
         until_walking(&mut app, &mut clock, walker);
         clock.frames(&mut app, 5);
-        let mut loaded_app = common::headless_app(pace.plugin());
-        common::add_log(&mut loaded_app);
-        let mask = common::add_mask(&mut loaded_app, 64, 48, gate);
-        let mut room = WalkRoom::new(mask);
-        room.disable_area(2);
-        loaded_app.world_mut().spawn(room);
+        let (mut loaded_app, _) = gated_room_app(pace, gate);
         let loaded = save_and_load(&mut app, walker, &mut loaded_app);
         let mut clock = pace.clock();
         for frame in 0..200 {
@@ -450,29 +593,14 @@ fn a_walk_loaded_where_a_gate_is_shut_does_not_cross_it() {
 fn a_walk_loaded_back_re_plans_through_a_gate_opened_before_the_first_frame() {
     // A wall at x = 30..=33 from the top down to y = 39, with a gate (area 2) in it
     // at y = 10..=20: shut, the way from the left to the right goes below the wall.
-    let gated_wall = |x: u32, y: u32| match ((30..=33).contains(&x), y) {
-        (true, 10..=20) => 2,
-        (true, 0..=39) => 0,
-        _ => 1,
-    };
-    let shut_room = |app: &mut App| {
-        let mask = common::add_mask(app, 64, 48, gated_wall);
-        let mut room = WalkRoom::new(mask);
-        room.disable_area(2);
-        app.world_mut().spawn(room).id()
-    };
     for pace in Pace::BOTH {
-        let mut app = common::headless_app(pace.plugin());
-        common::add_log(&mut app);
-        shut_room(&mut app);
+        let (mut app, _) = gated_room_app(pace, gated_wall);
         let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 14));
         let id = request(&mut app, walker, px(60, 14));
         let mut clock = pace.clock();
         until_walking(&mut app, &mut clock, walker);
         clock.frames(&mut app, 3);
-        let mut loaded_app = common::headless_app(pace.plugin());
-        common::add_log(&mut loaded_app);
-        let room = shut_room(&mut loaded_app);
+        let (mut loaded_app, room) = gated_room_app(pace, gated_wall);
         let loaded = save_and_load(&mut app, walker, &mut loaded_app);
         loaded_app
             .world_mut()
