@@ -281,7 +281,8 @@ pub(crate) fn gather_crowd(
                 // Tile-step walkers wait for tiles instead (`super::tiles`).
                 motion.stalled = 0.0;
             } else {
-                motion.measure_progress(path.request, remaining, moved, radius, dt);
+                let corners = path.waypoints.get(1..).unwrap_or(&[]);
+                motion.measure_progress(path.request, remaining, corners, moved, radius, dt);
             }
         } else {
             motion.spot = None;

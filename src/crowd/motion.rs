@@ -26,6 +26,10 @@ pub(crate) struct CrowdMotion {
     /// The walk left at the last avoidance step, and for which request: a change by
     /// more than the walker moved is a new path (see [`CrowdMotion::measure_progress`]).
     pub(super) last_remaining: Option<(RequestId, f32)>,
+    /// The corners after the start of the path whose progress is measured: a path
+    /// planned again that goes on through the same corners is the same way (see
+    /// [`CrowdMotion::measure_progress`]).
+    pub(super) way: Vec<Vec2>,
     /// Seconds since the walk left last got shorter.
     pub(super) stalled: f32,
     /// Blocked for [`REPLAN_STALLED_SECONDS`] on the walk that answers this request:
@@ -103,20 +107,25 @@ impl CrowdMotion {
 
     /// Measures the progress of the walk that answers `request`, with `remaining`
     /// world units left after the walker `moved` this far since the last step (`dt`
-    /// seconds ago): stalled for [`REPLAN_STALLED_SECONDS`] it asks for a re-plan
-    /// ([`CrowdMotion::replan`]), and stalled that long again after
-    /// [`STALLED_REPLANS`] re-plans it gives up ([`CrowdMotion::gave_up`]).
+    /// seconds ago), on a path whose corners after its start are `corners`: stalled
+    /// for [`REPLAN_STALLED_SECONDS`] it asks for a re-plan ([`CrowdMotion::replan`]),
+    /// and stalled that long again after [`STALLED_REPLANS`] re-plans it gives up
+    /// ([`CrowdMotion::gave_up`]).
     ///
     /// Progress is the walk left getting shorter by a quarter of the walker's `radius`
-    /// while it walks. A new path (a re-plan landed: the walk left changed by more
-    /// than the walker moved) is neither progress nor a setback: the measure starts
-    /// again from it and the stall goes on, so a walker pushed back each time it
-    /// nears a corner, and planned again onto a path a little shorter or longer each
-    /// time, still gives up.
+    /// than it ever was on the way it walks. A new path (a re-plan landed: the walk
+    /// left changed by more than the walker moved) is never progress itself: one that
+    /// goes another way (other corners) starts the measure again from it; one that
+    /// goes on through the same corners, planned again from a little further back or
+    /// ahead, keeps the best so far. Either way the stall goes on. So a walker pushed
+    /// back each time it nears a corner, and planned again onto a path a little
+    /// shorter or longer each time, still gives up, however far it gets along each
+    /// new path before it is pushed back.
     pub(super) fn measure_progress(
         &mut self,
         request: RequestId,
         remaining: f32,
+        corners: &[Vec2],
         moved: f32,
         radius: f32,
         dt: f32,
@@ -126,8 +135,14 @@ impl CrowdMotion {
         });
         self.last_remaining = Some((request, remaining));
         match self.best_remaining {
-            Some((best_request, _)) if best_request == request && new_path => {
-                self.best_remaining = Some((request, remaining));
+            Some((best_request, best)) if best_request == request && new_path => {
+                if goes_on_through(&self.way, corners) {
+                    self.best_remaining = Some((request, best.min(remaining)));
+                } else {
+                    self.best_remaining = Some((request, remaining));
+                    self.way.clear();
+                    self.way.extend_from_slice(corners);
+                }
                 self.stalled += dt;
             }
             Some((best_request, best))
@@ -141,6 +156,10 @@ impl CrowdMotion {
                     || self.stalled_replans.is_some_and(|(r, _)| r != request)
                 {
                     self.stalled_replans = None;
+                }
+                if best.is_none_or(|(best_request, _)| best_request != request) {
+                    self.way.clear();
+                    self.way.extend_from_slice(corners);
                 }
                 self.best_remaining = Some((request, remaining));
                 self.stalled = 0.0;
@@ -157,10 +176,21 @@ impl CrowdMotion {
             } else {
                 self.gave_up = Some(request);
             }
+            // The re-plan asked for starts the measure again only if it goes
+            // another way.
             self.stalled = 0.0;
-            self.best_remaining = None;
         }
     }
+}
+
+/// Whether a path whose corners after its start are `corners` goes on through the
+/// corners `way` ends with (the same way, planned again from further along it).
+fn goes_on_through(way: &[Vec2], corners: &[Vec2]) -> bool {
+    corners.len() <= way.len()
+        && way[way.len() - corners.len()..]
+            .iter()
+            .zip(corners)
+            .all(|(a, b)| a.distance_squared(*b) < 1e-6)
 }
 
 /// A walker whose walk got no shorter for this long no longer gives way to those it
@@ -224,12 +254,15 @@ mod tests {
 
     const DT: f32 = 1.0 / 60.0;
 
+    /// The corners of a path after its start.
+    const WAY: [Vec2; 2] = [Vec2::new(10.0, 0.0), Vec2::new(10.0, 20.0)];
+
     /// Steps `motion` for `seconds` standing still with `remaining` left, and says
     /// whether it gave up.
     fn stand(motion: &mut CrowdMotion, request: RequestId, remaining: f32, seconds: f32) -> bool {
         for _ in 0..(seconds / DT).round() as u32 {
             motion.start_step(Some(request));
-            motion.measure_progress(request, remaining, 0.0, 2.0, DT);
+            motion.measure_progress(request, remaining, &WAY, 0.0, 2.0, DT);
             if motion.gave_up == Some(request) {
                 return true;
             }
@@ -269,10 +302,45 @@ mod tests {
                 remaining -= 0.01;
                 0.01
             };
-            motion.measure_progress(request, remaining, moved, 2.0, DT);
+            // Each another way round (an obstacle that moved, a gate shut).
+            let way = [
+                Vec2::new(10.0, ((frame + 1) / 100) as f32),
+                Vec2::new(10.0, 20.0),
+            ];
+            motion.measure_progress(request, remaining, &way, moved, 2.0, DT);
             assert_eq!(motion.gave_up, None, "frame {frame}");
             assert_eq!(motion.replan, None, "frame {frame}");
         }
+    }
+
+    #[test]
+    fn a_walker_pushed_back_and_replanned_onto_the_same_way_gives_up() {
+        // Each time, it walks a unit along its new path (half a radius: progress on
+        // that path), is pushed back a unit, and is planned again from there onto
+        // the same corners.
+        let request = RequestId::new();
+        let mut motion = CrowdMotion::default();
+        let mut seconds = 0.0;
+        while motion.gave_up.is_none() && seconds < 60.0 {
+            let mut remaining = 31.0;
+            for _ in 0..30 {
+                motion.start_step(Some(request));
+                motion.measure_progress(request, remaining, &WAY, 0.0, 2.0, DT);
+                remaining -= 1.0 / 30.0;
+                seconds += DT;
+            }
+            motion.measure_progress(request, 31.0 + 0.5, &WAY[1..], 0.0, 2.0, DT);
+            seconds += DT;
+        }
+        assert_eq!(
+            motion.gave_up,
+            Some(request),
+            "after {seconds} s: {motion:?}"
+        );
+        assert!(
+            seconds < 2.0 * REPLAN_STALLED_SECONDS + 1.0,
+            "after {seconds} s"
+        );
     }
 
     #[test]

@@ -409,6 +409,67 @@ fn a_walker_blocked_by_a_standing_guard_short_of_its_destination_stands_there() 
     }
 }
 
+/// A walker sent round a corner into a corridor one walker wide, where a guard who
+/// never gives way stands just past the corner, its destination far beyond him: its
+/// walk ends blocked behind the guard within seconds, rather than being planned
+/// again for ever, and it never passes through him.
+#[test]
+fn a_walker_turned_back_at_a_corner_by_a_guard_who_never_gives_way_gives_up() {
+    for pace in Pace::BOTH {
+        let (w, h) = (100, 60);
+        // A corridor 8 pixels wide down from the top, turning right into one 8
+        // pixels tall: room for walkers of radius 3 one behind another.
+        let walkable = |x: u32, y: u32| {
+            ((10..18).contains(&x) && (4..40).contains(&y))
+                || ((10..96).contains(&x) && (32..40).contains(&y))
+        };
+        let mut app = room_app(pace, w, h, walkable);
+        let at = |x: f32, y: f32| Vec2::new(x - w as f32 / 2.0, h as f32 / 2.0 - y);
+        let guard_at = at(26.0, 36.0);
+        let guard = app
+            .world_mut()
+            .spawn((
+                Walker::new(80.0).with_radius(3.0),
+                Avoidance::default().with_priority(250),
+                Transform::from_translation(guard_at.extend(1.0)),
+            ))
+            .id();
+        let walkers = spawn_all(&mut app, &[at(14.0, 8.0)], 3.0, 141.0);
+        let walker = walkers[0].0;
+        app.update();
+        let id = send(&mut app, walker, at(90.0, 36.0));
+        let mut clock = pace.clock();
+        let mut frames = 0;
+        while !app
+            .world()
+            .resource::<Log>()
+            .kinds(id)
+            .iter()
+            .any(|k| k.is_end())
+        {
+            frames += 1;
+            assert!(
+                frames <= 900,
+                "{pace:?}: still walking after {frames} frames, at {}, replanned {} times",
+                position(&app, walker),
+                app.world()
+                    .resource::<Log>()
+                    .kinds(id)
+                    .iter()
+                    .filter(|k| matches!(k, Kind::Replanned { .. }))
+                    .count()
+            );
+            clock.frame(&mut app);
+            assert_clear_of_walls(&app, &walkers, (w, h), &walkable);
+            assert!(
+                position(&app, walker).x < position(&app, guard).x,
+                "{pace:?}: passed through the guard"
+            );
+        }
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}
+
 /// The player walks through a crowd of standing walkers, which parts for it: it
 /// arrives at most a third later than through an empty room, and the crowd is moved
 /// aside, never onto a wall.
