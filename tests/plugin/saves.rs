@@ -390,6 +390,9 @@ enum FirstFrame {
     OpenGateAndSend,
     /// Puts the walker somewhere else (a teleport, a knock-back).
     Teleport,
+    /// Paints the room's mask anew (the gate open, a wall gone) and sends the
+    /// walker a new request.
+    RepaintAndSend,
 }
 
 /// Plays a search saved under way on a standing walker, with a request waiting for
@@ -443,6 +446,18 @@ fn play_search_saved_under_way(
                 .set_area(2, true);
             Some(request(&mut app, walker, px(4, 30)))
         }
+        FirstFrame::RepaintAndSend => {
+            let mask = app.world().get::<WalkRoom>(room).unwrap().mask.clone();
+            let open = bevy_walkmask::walkmask::WalkMask::from_fn(64, 48, |x, y| {
+                u8::from(gated_wall(x, y) != 0 || y > 30)
+            })
+            .unwrap();
+            *app.world_mut()
+                .resource_mut::<Assets<WalkMask>>()
+                .get_mut(&mask)
+                .unwrap() = WalkMask::new(open);
+            Some(request(&mut app, walker, px(4, 30)))
+        }
         FirstFrame::Teleport => {
             app.world_mut()
                 .get_mut::<Transform>(walker)
@@ -482,6 +497,45 @@ fn a_search_loaded_back_starts_over_when_a_gate_opens_in_the_first_frame() {
             "{pace:?}: unsaved, the new request supersedes both at once: {played:?}"
         );
         assert_eq!(loaded, played, "{pace:?}: after a load, and unsaved");
+    }
+}
+
+/// A search saved under way with a request waiting for it, loaded back, and the
+/// room's mask painted anew by the game before the first frame after the load,
+/// together with a new request: every request gets the outcomes it would have had
+/// without the save, in the same order, and the walker ends where it would have. (The
+/// search runs again on the pixels as loaded, not on those it started on, which the
+/// save does not hold: its walk may arrive a frame sooner or later.)
+#[test]
+fn a_search_loaded_back_follows_its_mask_painted_anew_in_the_first_frame() {
+    for pace in [
+        Pace::Exact(1),
+        Pace::Exact(2),
+        Pace::Exact(3),
+        Pace::Exact(5),
+    ] {
+        let change = FirstFrame::RepaintAndSend;
+        let (played, played_end) = play_search_saved_under_way(pace, false, change);
+        let (loaded, loaded_end) = play_search_saved_under_way(pace, true, change);
+        assert!(
+            played.iter().any(|(_, which, _)| *which == 2),
+            "{pace:?}: unsaved, the new request is answered: {played:?}"
+        );
+        let kinds = |outcomes: &[(usize, usize, _)]| -> Vec<_> {
+            outcomes
+                .iter()
+                .map(|&(_, which, kind)| (which, kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&loaded),
+            kinds(&played),
+            "{pace:?}: after a load {loaded:?}, unsaved {played:?}"
+        );
+        assert!(
+            loaded_end.distance(played_end) < 0.01,
+            "{pace:?}: ends at {loaded_end} after a load, at {played_end} unsaved"
+        );
     }
 }
 
