@@ -137,9 +137,41 @@ impl Taken {
         {
             return extent;
         }
-        let extent = cluster_extent(&self.discs, end, footprint, &mut self.scratch);
+        let extent = self.cluster_extent_near(end, footprint);
         self.extents.insert(key, (len, footprint, extent));
         extent
+    }
+
+    /// [`cluster_extent`] round `end`, looking only at the discs near it: those
+    /// within a reach that grows until the crowd found cannot reach past it (a disc
+    /// joins at most `footprint` plus its radius beyond the extent so far).
+    fn cluster_extent_near(&mut self, end: Vec2, footprint: f32) -> f32 {
+        if self.unbounded || !footprint.is_finite() || !end.is_finite() {
+            return cluster_extent(&self.discs, end, footprint, &mut self.scratch);
+        }
+        let v = Vector::new(end.x, end.y);
+        let mut reach = 2.0 * (footprint + 2.0 * self.largest);
+        loop {
+            self.scratch.clear();
+            let (discs, scratch) = (&self.discs, &mut self.scratch);
+            self.grid.any_within(&self.positions, v, reach, |j| {
+                let (at, r) = discs[j];
+                scratch.push((at.distance(end), r));
+                false
+            });
+            scratch.extend(
+                discs[self.indexed..]
+                    .iter()
+                    .map(|&(at, r)| (at.distance(end), r))
+                    .filter(|&(d, _)| d <= reach),
+            );
+            let extent = extent_of_sorted(scratch, footprint);
+            let needed = extent + footprint + self.largest;
+            if needed <= reach || scratch.len() == discs.len() {
+                return extent;
+            }
+            reach = needed.max(2.0 * reach);
+        }
     }
 }
 
@@ -490,9 +522,16 @@ fn cluster_extent(
 ) -> f32 {
     scratch.clear();
     scratch.extend(taken.iter().map(|&(at, r)| (at.distance(end), r)));
-    scratch.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    extent_of_sorted(scratch, footprint)
+}
+
+/// The extent of the crowd among discs given as (distance from the end, radius):
+/// sorted by distance, they join while each comes within `footprint` of the crowd
+/// so far (see [`cluster_extent`]).
+fn extent_of_sorted(discs: &mut [(f32, f32)], footprint: f32) -> f32 {
+    discs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut extent = 0.0f32;
-    for &(d, r) in scratch.iter() {
+    for &(d, r) in discs.iter() {
         if d - r > extent + footprint {
             break;
         }
@@ -507,4 +546,45 @@ fn cluster_extent(
 pub(super) fn crowd_order_key(room: Option<Entity>, order: u64) -> u64 {
     let room = room.map_or(0, |room| u64::from(room.index_u32()) + 1);
     room << 40 | (order & ((1 << 40) - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift).
+    fn next(seed: &mut u32) -> f32 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 17;
+        *seed ^= *seed << 5;
+        (*seed % 10_000) as f32 / 10_000.0
+    }
+
+    #[test]
+    fn the_extent_near_an_end_is_the_extent_over_every_disc() {
+        let mut seed = 12345u32;
+        for case in 0..300 {
+            let mut taken = Taken::default();
+            let n = 1 + (next(&mut seed) * 200.0) as usize;
+            // Clusters and strays over a 200 x 200 field, radii 0.5 to 6.
+            for _ in 0..n {
+                let at = Vec2::new(next(&mut seed), next(&mut seed)) * 200.0;
+                taken.push(at, 0.5 + next(&mut seed) * 5.5);
+            }
+            let indexed = n - (next(&mut seed) * n as f32 * 0.3) as usize;
+            let late: Vec<_> = taken.discs.drain(indexed..).collect();
+            taken.index(4.0 * taken.largest);
+            for (at, r) in late {
+                taken.push(at, r);
+            }
+            for _ in 0..20 {
+                let end = Vec2::new(next(&mut seed), next(&mut seed)) * 200.0;
+                let footprint = next(&mut seed) * 14.0;
+                let mut scratch = Vec::new();
+                let all = cluster_extent(&taken.discs, end, footprint, &mut scratch);
+                let near = taken.cluster_extent_near(end, footprint);
+                assert_eq!(near, all, "case {case}: end {end}, footprint {footprint}");
+            }
+        }
+    }
 }
