@@ -243,8 +243,10 @@ impl PathJob {
 }
 
 /// Marker: game code moved the walker off its walk, which it does not walk on until
-/// a new path lands (or the walk ends). Removed with the walk.
-#[derive(Component, Clone, Copy, Debug)]
+/// a new path lands (or the walk ends). Removed with the walk. Saved: a walk loaded
+/// on hold stands until its re-plan lands, as in the game saved.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug)]
+#[reflect(Component, Default, Clone, Debug)]
 pub(crate) struct WalkOnHold;
 
 /// Re-plans `walker`'s walk for request `request` (same destination and facing),

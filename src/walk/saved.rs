@@ -550,6 +550,16 @@ fn walk_on_as_saved(
             frame,
         ));
     }
+    // Saved on hold (game code moved it) with no search under way for it yet: its
+    // re-plan starts now, so that it does not stand for ever.
+    if entity.contains::<WalkOnHold>()
+        && !entity.contains::<PathJob>()
+        && entity
+            .get::<RequestInFlight>()
+            .is_none_or(|loaded| loaded.planned.is_none())
+    {
+        entity.insert(PathJob::new(request, walk.0, JobKind::Replan).with_face(walk.1));
+    }
 }
 
 /// The insert hook of [`WalkPath`]: ids handed out from here on come after its

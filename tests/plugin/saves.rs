@@ -382,6 +382,79 @@ fn a_search_saved_under_way_is_answered_when_it_was_due() {
     );
 }
 
+/// Saves `walker` of `app` (in the gated room `room`) and loads it into a new gated
+/// room game as a game does: it runs its room a frame, spawns its character at its
+/// entry point, and loads the save over it (a `DynamicWorld` applies what it holds in
+/// place over the defaults). Returns the new game, walker and room.
+fn load_over_spawned_walker(
+    app: &mut App,
+    room: Entity,
+    walker: Entity,
+    pace: Pace,
+) -> (App, Entity, Entity) {
+    let (mut loaded_app, loaded_room) = gated_room_app(pace, gated_wall);
+    loaded_app.register_type::<Transform>();
+    app.register_type::<Transform>();
+    pace.clock().frame(&mut loaded_app);
+    let spawned = spawn_walker(&mut loaded_app, Walker::new(60.0), px(12, 30));
+    let mut entities = bevy::ecs::entity::EntityHashMap::default();
+    entities.insert(room, loaded_room);
+    entities.insert(walker, spawned);
+    write_saved_walkers(
+        app.world(),
+        &[walker],
+        loaded_app.world_mut(),
+        &mut entities,
+    );
+    (loaded_app, spawned, loaded_room)
+}
+
+/// A walk saved while it stood on hold (game code had moved the walker off it, and
+/// its re-plan was under way), loaded back: the walker stands until the re-plan
+/// lands, then walks on, frame for frame where it would have without the save; it
+/// does not walk on along the walk it was moved off.
+#[test]
+fn a_walk_saved_on_hold_after_a_teleport_stands_until_its_re_plan_lands() {
+    for pace in [Pace::Exact(2), Pace::Exact(4)] {
+        let play = |saved: bool| -> Vec<Vec2> {
+            let (mut app, room) = gated_room_app(pace, gated_wall);
+            let mut clock = pace.clock();
+            let walker = spawn_walker(&mut app, Walker::new(60.0), px(4, 44));
+            request(&mut app, walker, px(60, 44));
+            until_walking(&mut app, &mut clock, walker);
+            clock.frames(&mut app, 3);
+            app.world_mut()
+                .get_mut::<Transform>(walker)
+                .unwrap()
+                .translation = px(10, 42).extend(1.0);
+            clock.frames(&mut app, 1);
+            let (mut app, walker, _) = if saved {
+                load_over_spawned_walker(&mut app, room, walker, pace)
+            } else {
+                (app, walker, room)
+            };
+            (0..12)
+                .map(|_| {
+                    clock.frame(&mut app);
+                    common::position(&app, walker)
+                })
+                .collect()
+        };
+        let played = play(false);
+        let loaded = play(true);
+        assert!(
+            played[0].distance(px(10, 42)) < 0.01,
+            "{pace:?}: unsaved, it stands on hold: {played:?}"
+        );
+        for (frame, (a, b)) in played.iter().zip(&loaded).enumerate() {
+            assert!(
+                a.distance(*b) < 0.01,
+                "{pace:?}: frame {frame}: at {b} after a load, at {a} unsaved"
+            );
+        }
+    }
+}
+
 /// What the game does before the first frame after a save (or, unsaved, the frame
 /// after the one it saved in).
 #[derive(Clone, Copy, Debug)]
@@ -418,22 +491,7 @@ fn play_search_saved_under_way(
     let waiting = request(&mut app, walker, px(60, 16));
     clock.frames(&mut app, 1);
     let (mut app, walker, room) = if saved {
-        // The game runs its room a frame, then loads its characters.
-        let (mut loaded_app, loaded_room) = gated_room_app(pace, gated_wall);
-        loaded_app.register_type::<Transform>();
-        app.register_type::<Transform>();
-        pace.clock().frame(&mut loaded_app);
-        let spawned = spawn_walker(&mut loaded_app, Walker::new(60.0), px(12, 30));
-        let mut entities = bevy::ecs::entity::EntityHashMap::default();
-        entities.insert(room, loaded_room);
-        entities.insert(walker, spawned);
-        write_saved_walkers(
-            app.world(),
-            &[walker],
-            loaded_app.world_mut(),
-            &mut entities,
-        );
-        (loaded_app, spawned, loaded_room)
+        load_over_spawned_walker(&mut app, room, walker, pace)
     } else {
         (app, walker, room)
     };
