@@ -98,16 +98,7 @@ pub(crate) fn replan_changed(
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
-    // Masks whose pixels changed (not those that only loaded).
-    let mut modified = Vec::new();
-    let mut any_mask_event = false;
-    for event in mask_events.read() {
-        any_mask_event = true;
-        if let AssetEvent::Modified { id } = event {
-            modified.push(*id);
-        }
-    }
-    let rooms_changed = !changed_rooms.is_empty() || any_mask_event;
+    let rooms_changed = !changed_rooms.is_empty() || mask_events.read().count() > 0;
     let several_rooms = rooms.iter().nth(1).is_some();
     for (
         entity,
@@ -176,12 +167,11 @@ pub(crate) fn replan_changed(
                     }
                 }
                 // A search loaded back to run again (not started yet here) whose
-                // room, areas or mask pixels changed since it started is planned
-                // anew, as a running one is.
+                // room or areas changed since it started is planned anew, as a
+                // running one is.
                 if job.resumed
-                    && (loaded_search(in_flight)
+                    && loaded_search(in_flight)
                         .is_some_and(|saved| saved.basis_changed(now.as_ref()))
-                        || now.is_some_and(|now| modified.contains(&now.key.mask)))
                 {
                     job.resumed = false;
                     if path.is_some_and(hold) {
