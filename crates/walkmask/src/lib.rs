@@ -37,6 +37,8 @@
 //! ```
 #![warn(missing_docs)]
 
+#[cfg(feature = "ags")]
+pub mod ags;
 pub mod areas;
 pub mod baseline;
 pub mod clearance;
@@ -52,6 +54,8 @@ mod mask_decode;
 pub mod obstacles;
 pub mod pause;
 pub mod query;
+#[cfg(feature = "room_file")]
+pub mod room_file;
 pub mod simplify;
 pub mod smooth;
 pub mod snap;

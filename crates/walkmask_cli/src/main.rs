@@ -1,6 +1,7 @@
 //! `walkmask`: click-to-walk paths over walk-mask images and Moving AI maps from the
 //! command line — single queries, batches with timings, and rendered pictures.
 
+mod ags_room;
 mod answer;
 mod coords;
 #[cfg(test)]
@@ -90,6 +91,17 @@ enum Command {
     /// Example: walkmask render arena.map --from 3,3 --to 45,40 --scale 8 -o arena.png
     #[command(after_long_help = format!("{COORDINATES}\n\n{EXIT}"))]
     Render(RenderArgs),
+    /// Bring an Adventure Game Studio room over: a room file (NAME.room.ron) and its
+    /// images (the background, the walk mask and the hotspot, region and walk-behind
+    /// layers as 8-bit indexed PNGs, index = id), written to a folder.
+    ///
+    /// Reads compiled `.crm` rooms of AGS 3.5.0 to 3.6.3 and AGS 4 room folders
+    /// (`Rooms/N` with `data.xml`). Rooms of older AGS versions: open the game in AGS
+    /// 3.6 and save the room again. Prints the path of each file written.
+    ///
+    /// Example: walkmask ags-room room3.crm -o assets/rooms
+    #[command(after_long_help = EXIT)]
+    AgsRoom(ags_room::AgsRoomArgs),
 }
 
 /// Where the mask comes from and which of its areas are walkable.
@@ -235,6 +247,7 @@ fn main() -> ExitCode {
         Command::Path(a) => run_path(a),
         Command::Batch(a) => run_batch(a),
         Command::Render(a) => run_render(a),
+        Command::AgsRoom(a) => ags_room::run(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -857,3 +857,46 @@ fn endless_inputs_are_refused_or_answered_as_they_arrive() {
     assert_eq!(reader.join().unwrap(), 40_000);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn ags_room_writes_a_room_file_and_its_images() {
+    let dir = TempDir::new("ags_room");
+    let crm = testdata().join("ags/3.6.2/room3.crm");
+    let r = run(["ags-room", s(&crm), "-o", s(&dir.0)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let written: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(written.len(), 6, "{}", r.stdout);
+    for file in [
+        "room3.room.ron",
+        "room3.png",
+        "room3.walk.png",
+        "room3.hotspots.ids.png",
+        "room3.regions.ids.png",
+        "room3.behind.ids.png",
+    ] {
+        assert!(dir.path(file).is_file(), "{file} not written");
+    }
+    let text = std::fs::read_to_string(dir.path("room3.room.ron")).unwrap();
+    let room = walkmask::room_file::RoomFile::from_ron(&text).unwrap();
+    assert_eq!(room.size, (640, 400));
+    assert_eq!(room.walk_mask.image, "room3.walk.png");
+    // The walk mask written is the room's, pixel for pixel.
+    let walk = walkmask::WalkMask::open(dir.path("room3.walk.png"), &walkmask::DecodeRule::Indexed)
+        .unwrap();
+    let ags = walkmask::ags::AgsRoom::read_crm(&std::fs::read(&crm).unwrap()).unwrap();
+    assert_eq!(walk.areas(), ags.walkable.areas());
+    assert!(walk.areas().contains(&2));
+    // The AGS 4 folder of room 1, named as asked.
+    let folder = testdata().join("ags/4.0/Rooms/1");
+    let r = run(["ags-room", s(&folder), "-o", s(&dir.0), "--name", "hall"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(dir.path("hall.room.ron").is_file());
+    // Not a room: exit 2, and it says so.
+    let r = run(["ags-room", s(&dir.path("room3.png")), "-o", s(&dir.0)]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("not an Adventure Game Studio room"),
+        "{}",
+        r.stderr
+    );
+}

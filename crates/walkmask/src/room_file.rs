@@ -1,0 +1,729 @@
+//! Room files: a whole room as data, in RON (`*.room.ron`).
+//!
+//! A room file names the room's picture and its layer images (the walk mask, and the
+//! hotspot, region and walk-behind id layers) and says what each id means: area names,
+//! start states and depth scaling; hotspot names, walk-to points, facing and verbs;
+//! region tints, light, scale and speed; walk-behind baselines; the room's edges, exits
+//! and spawn points. Everything placed in the room is given in **room pixels**, as the
+//! layers are painted: `x` to the right, `y` down, one unit per picture pixel, `(0, 0)`
+//! at the picture's top-left corner. Image paths are relative to the room file.
+//!
+//! The core reads, checks and writes room files ([`RoomFile::from_ron`],
+//! [`RoomFile::check`], [`RoomFile::to_ron`]); the Bevy plugin loads them as assets
+//! and spawns the room they describe; the command-line tool writes them
+//! (`walkmask ags-room`) and lints them (`walkmask lint`).
+//!
+//! ```
+//! use walkmask::room_file::RoomFile;
+//!
+//! let room = RoomFile::from_ron(r#"(
+//!     size: (320, 200),
+//!     picture: "hall.png",
+//!     walk_mask: (image: "hall.walk.png", rule: Indexed),
+//!     areas: { 1: (name: "floor") },
+//!     hotspots: (image: "hall.hotspots.ids.png", ids: {
+//!         1: (name: "door", walk_to: (300, 150), facing: Right, verbs: {"look": FaceOnly}),
+//!     }),
+//!     spawn_points: [(name: "start", at: (160, 160))],
+//! )"#).unwrap();
+//! assert_eq!(room.size, (320, 200));
+//! assert_eq!(room.hotspots.as_ref().unwrap().ids[&1].name, "door");
+//! assert!(room.check().is_empty());
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::DecodeRule;
+
+/// A point in room pixels: `(x, y)`, `x` to the right, `y` down.
+pub type RoomPoint = (f32, f32);
+
+/// A whole room: its picture, its layers and what their ids mean.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoomFile {
+    /// The room's size in room pixels (its picture's size): `(width, height)`.
+    pub size: (u32, u32),
+    /// The room's picture (its background), relative to the room file.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
+    /// The walk mask: where walkers may go, painted in numbered areas.
+    pub walk_mask: MaskImage,
+    /// Walkable areas by id: names, start states and depth scaling. Areas painted in
+    /// the mask and not listed here are enabled, unnamed and unscaled.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub areas: BTreeMap<u8, Area>,
+    /// The hotspot layer and its hotspots by id.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hotspots: Option<IdLayer<Hotspot>>,
+    /// The region layer and its regions by id.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regions: Option<IdLayer<Region>>,
+    /// The walk-behind layer (the picture's size) and each walk-behind's baseline.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk_behinds: Option<IdLayer<WalkBehind>>,
+    /// The room's edges: lines a walker crosses to leave it.
+    #[serde(default, skip_serializing_if = "Edges::is_empty")]
+    pub edges: Edges,
+    /// Hotspots that lead out of the room.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exits: Vec<Exit>,
+    /// Named places where characters come into the room.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spawn_points: Vec<SpawnPoint>,
+}
+
+/// The walk mask's image and how its pixels become area ids.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaskImage {
+    /// The image, relative to the room file.
+    pub image: String,
+    /// How its pixels become area ids (default: [`DecodeRule::Indexed`], palette
+    /// index or grey level = area id).
+    #[serde(default = "indexed", skip_serializing_if = "is_indexed")]
+    pub rule: DecodeRule,
+    /// Room pixels per mask pixel: 1 for a mask the picture's size, 2 for one at half
+    /// its resolution, and so on (Adventure Game Studio's mask resolution).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub scale: u32,
+}
+
+/// An id layer's image and what its ids mean.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdLayer<T> {
+    /// The image, relative to the room file: palette index (or grey level) = id,
+    /// 0 = none.
+    pub image: String,
+    /// Room pixels per layer pixel, as [`MaskImage::scale`] (walk-behind layers are
+    /// always the picture's size: 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub scale: u32,
+    /// What each id is.
+    #[serde(default = "BTreeMap::new")]
+    pub ids: BTreeMap<u8, T>,
+}
+
+/// A walkable area of the walk mask.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Area {
+    /// The area's name, for game code and the debug overlay.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Whether walkers may use the area when the room starts (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
+    /// How big characters are drawn in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+}
+
+/// How big characters are drawn where they stand: a factor of their size.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Scale {
+    /// The same factor everywhere.
+    Fixed(f32),
+    /// From `top` at the area's (or region's) top row to `bottom` at its bottom row,
+    /// linear in between.
+    Linear {
+        /// The factor at the top row (far from the camera).
+        top: f32,
+        /// The factor at the bottom row (near the camera).
+        bottom: f32,
+    },
+}
+
+/// One of eight directions a character faces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+    UpLeft,
+    UpRight,
+    DownLeft,
+    DownRight,
+}
+
+/// What a walker does with a verb on a hotspot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum VerbPolicy {
+    /// Walk to the walk-to point, turn, then act (the default).
+    #[default]
+    WalkThenAct,
+    /// Stop, turn to the hotspot, then act ("look at").
+    FaceOnly,
+    /// Act at once, wherever the walker is.
+    ActInPlace,
+}
+
+/// What happens when a walker cannot get to a hotspot's walk-to point.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub enum UnreachablePolicy {
+    /// Report it (the default).
+    #[default]
+    Report,
+    /// Act wherever the walk ended.
+    ActAnyway,
+    /// Act when the walk ended within this many room pixels of the walk-to point.
+    ActWithin(f32),
+}
+
+/// A hotspot: something in the room the player can act on.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Hotspot {
+    /// Its name, shown on hover.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Where a character stands to act on it; `None`: it acts where it stops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk_to: Option<RoomPoint>,
+    /// The direction a character turns to once there; `None`: towards `look_at`, or
+    /// the hotspot itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facing: Option<Direction>,
+    /// The point a character looks at when it acts, apart from its walk-to point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub look_at: Option<RoomPoint>,
+    /// Verbs that do not walk and act (the others walk then act): `{"look": FaceOnly}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub verbs: BTreeMap<String, VerbPolicy>,
+    /// What happens when its walk-to point cannot be reached.
+    #[serde(skip_serializing_if = "is_default")]
+    pub unreachable: UnreachablePolicy,
+}
+
+/// A region: an id painted on the floor that changes what walks there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Region {
+    /// Its name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Whether it is on when the room starts (default true).
+    #[serde(skip_serializing_if = "is_true")]
+    pub enabled: bool,
+    /// A colour multiplied into characters inside it: `(r, g, b)`, 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tint: Option<(f32, f32, f32)>,
+    /// A light level for characters inside it: 1 is unchanged, 0 black, 2 twice as
+    /// bright.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub light: Option<f32>,
+    /// How big characters are drawn inside it, over the area's scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+    /// Walking speed inside it, a factor of the walker's speed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed: Option<f32>,
+    /// Whether walkers may not enter it.
+    #[serde(skip_serializing_if = "is_default")]
+    pub blocking: bool,
+    /// Whether game code hears every frame a walker spends inside it.
+    #[serde(skip_serializing_if = "is_default")]
+    pub while_inside: bool,
+}
+
+impl Default for Region {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            enabled: true,
+            tint: None,
+            light: None,
+            scale: None,
+            speed: None,
+            blocking: false,
+            while_inside: false,
+        }
+    }
+}
+
+/// A walk-behind: part of the picture drawn over the characters behind it.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WalkBehind {
+    /// Its name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// The row (room pixels) where it stands on the floor: characters whose feet are
+    /// above it are drawn behind it. `None`: never in front.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f32>,
+}
+
+/// The room's edges: a walker whose feet cross one leaves by it. Each is a column
+/// (left, right) or a row (top, bottom) in room pixels; `None`: no edge there.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Edges {
+    /// Walkers left of this column leave by the left edge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left: Option<f32>,
+    /// Walkers right of this column leave by the right edge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<f32>,
+    /// Walkers above this row leave by the top edge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top: Option<f32>,
+    /// Walkers below this row leave by the bottom edge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottom: Option<f32>,
+}
+
+impl Edges {
+    /// Whether no edge is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Edges::default()
+    }
+}
+
+/// A hotspot that leads out of the room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exit {
+    /// The hotspot id (of [`RoomFile::hotspots`]) the player clicks.
+    pub hotspot: u8,
+    /// The room it leads to, as the game names rooms.
+    pub to: String,
+    /// The spawn point of that room where the walker comes in.
+    pub spawn: String,
+    /// A point off the picture a walker walks on to once at the hotspot's walk-to
+    /// point, before the room changes.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk_off: Option<RoomPoint>,
+}
+
+/// A named place where characters come into the room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnPoint {
+    /// Its name, as exits and game code name it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Where the character's feet are put.
+    pub at: RoomPoint,
+    /// The direction it faces there.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facing: Option<Direction>,
+}
+
+/// Why a room file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RoomFileError {
+    /// Not valid RON for a room file: the message names the line, column and field.
+    #[error("room file: {0}")]
+    Parse(#[from] ron::error::SpannedError),
+    /// Could not be written as RON.
+    #[error("room file: {0}")]
+    Write(#[from] ron::Error),
+}
+
+/// A problem [`RoomFile::check`] finds: the field, its value, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoomFileProblem {
+    /// Where in the file: `hotspots.ids[3].walk_to`.
+    pub field: String,
+    /// What it holds, as written: `(2000, 40)`.
+    pub value: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl std::fmt::Display for RoomFileProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = {}: {}", self.field, self.value, self.problem)
+    }
+}
+
+fn indexed() -> DecodeRule {
+    DecodeRule::Indexed
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_indexed(rule: &DecodeRule) -> bool {
+    *rule == DecodeRule::Indexed
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+impl RoomFile {
+    /// A room of `size` room pixels walking on `walk_mask` (indexed, full resolution),
+    /// with nothing else.
+    pub fn new(size: (u32, u32), walk_mask: impl Into<String>) -> Self {
+        Self {
+            size,
+            picture: None,
+            walk_mask: MaskImage {
+                image: walk_mask.into(),
+                rule: DecodeRule::Indexed,
+                scale: 1,
+            },
+            areas: BTreeMap::new(),
+            hotspots: None,
+            regions: None,
+            walk_behinds: None,
+            edges: Edges::default(),
+            exits: Vec::new(),
+            spawn_points: Vec::new(),
+        }
+    }
+
+    /// Reads a room file from RON. Syntax errors and unknown or misspelt fields name
+    /// the line and column; [`RoomFile::check`] then checks the values.
+    ///
+    /// Optional values may be written bare (`picture: "hall.png"`) or in `Some(..)`.
+    pub fn from_ron(text: &str) -> Result<Self, RoomFileError> {
+        Ok(ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text)?)
+    }
+
+    /// Writes the room file as pretty RON.
+    pub fn to_ron(&self) -> Result<String, RoomFileError> {
+        let pretty = ron::ser::PrettyConfig::new()
+            .struct_names(false)
+            .separate_tuple_members(false)
+            .depth_limit(5)
+            .extensions(ron::extensions::Extensions::IMPLICIT_SOME);
+        let mut text = ron::ser::to_string_pretty(self, pretty)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// The values that cannot be right whatever the images hold: points outside the
+    /// room or not finite, scales of 0, exits through hotspots the file does not
+    /// list, spawn points named twice, factors that are not positive. An empty list
+    /// means none. (What needs the images, such as a walk-to point off the floor, is
+    /// the lint's: `walkmask lint`.)
+    pub fn check(&self) -> Vec<RoomFileProblem> {
+        let mut problems = Vec::new();
+        let mut problem = |field: String, value: String, what: &str| {
+            problems.push(RoomFileProblem {
+                field,
+                value,
+                problem: what.to_string(),
+            })
+        };
+        let (w, h) = self.size;
+        if w == 0 || h == 0 {
+            problem(
+                "size".into(),
+                format!("({w}, {h})"),
+                "a room is at least one pixel each way",
+            );
+        }
+        let inside = |p: RoomPoint| {
+            p.0.is_finite()
+                && p.1.is_finite()
+                && p.0 >= 0.0
+                && p.1 >= 0.0
+                && p.0 <= w as f32
+                && p.1 <= h as f32
+        };
+        let point = |p: RoomPoint| format!("({}, {})", p.0, p.1);
+        let outside = format!("outside the room (0, 0) to ({w}, {h})");
+        if self.walk_mask.scale == 0 {
+            problem("walk_mask.scale".into(), "0".into(), "must be 1 or more");
+        }
+        for (id, area) in &self.areas {
+            if *id == 0 {
+                problem(
+                    "areas".into(),
+                    "0".into(),
+                    "area 0 is blocked floor, not an area",
+                );
+            }
+            check_scale(&format!("areas[{id}].scale"), area.scale, &mut problem);
+        }
+        check_layer("hotspots", self.hotspots.as_ref(), &mut problem);
+        check_layer("regions", self.regions.as_ref(), &mut problem);
+        check_layer("walk_behinds", self.walk_behinds.as_ref(), &mut problem);
+        if let Some(layer) = &self.walk_behinds
+            && layer.scale != 1
+        {
+            problem(
+                "walk_behinds.scale".into(),
+                layer.scale.to_string(),
+                "a walk-behind layer is the picture's size (scale 1)",
+            );
+        }
+        if let Some(hotspots) = &self.hotspots {
+            for (id, hotspot) in &hotspots.ids {
+                for (what, p) in [("walk_to", hotspot.walk_to), ("look_at", hotspot.look_at)] {
+                    if let Some(p) = p
+                        && !inside(p)
+                    {
+                        problem(format!("hotspots.ids[{id}].{what}"), point(p), &outside);
+                    }
+                }
+                if let UnreachablePolicy::ActWithin(d) = hotspot.unreachable
+                    && !(d.is_finite() && d >= 0.0)
+                {
+                    problem(
+                        format!("hotspots.ids[{id}].unreachable"),
+                        format!("ActWithin({d})"),
+                        "a distance is finite and not negative",
+                    );
+                }
+            }
+        }
+        if let Some(regions) = &self.regions {
+            for (id, region) in &regions.ids {
+                check_scale(
+                    &format!("regions.ids[{id}].scale"),
+                    region.scale,
+                    &mut problem,
+                );
+                if let Some(speed) = region.speed
+                    && !(speed.is_finite() && speed > 0.0)
+                {
+                    problem(
+                        format!("regions.ids[{id}].speed"),
+                        speed.to_string(),
+                        "a speed factor is finite and above 0",
+                    );
+                }
+                if let Some(light) = region.light
+                    && !(light.is_finite() && light >= 0.0)
+                {
+                    problem(
+                        format!("regions.ids[{id}].light"),
+                        light.to_string(),
+                        "a light level is finite and not negative",
+                    );
+                }
+                if let Some((r, g, b)) = region.tint
+                    && ![r, g, b].iter().all(|c| c.is_finite() && *c >= 0.0)
+                {
+                    problem(
+                        format!("regions.ids[{id}].tint"),
+                        format!("({r}, {g}, {b})"),
+                        "tint channels are finite and not negative",
+                    );
+                }
+            }
+        }
+        if let Some(walk_behinds) = &self.walk_behinds {
+            for (id, walk_behind) in &walk_behinds.ids {
+                if let Some(row) = walk_behind.baseline
+                    && !row.is_finite()
+                {
+                    problem(
+                        format!("walk_behinds.ids[{id}].baseline"),
+                        row.to_string(),
+                        "a baseline is a finite row",
+                    );
+                }
+            }
+        }
+        for (name, value) in [
+            ("left", self.edges.left),
+            ("right", self.edges.right),
+            ("top", self.edges.top),
+            ("bottom", self.edges.bottom),
+        ] {
+            if let Some(v) = value
+                && !v.is_finite()
+            {
+                problem(
+                    format!("edges.{name}"),
+                    v.to_string(),
+                    "an edge is a finite line",
+                );
+            }
+        }
+        for (i, exit) in self.exits.iter().enumerate() {
+            let listed = self
+                .hotspots
+                .as_ref()
+                .is_some_and(|h| h.ids.contains_key(&exit.hotspot));
+            if !listed {
+                problem(
+                    format!("exits[{i}].hotspot"),
+                    exit.hotspot.to_string(),
+                    "no hotspot of that id is listed in hotspots.ids",
+                );
+            }
+            if let Some(p) = exit.walk_off
+                && !(p.0.is_finite() && p.1.is_finite())
+            {
+                problem(
+                    format!("exits[{i}].walk_off"),
+                    point(p),
+                    "not a finite point",
+                );
+            }
+        }
+        for (i, spawn) in self.spawn_points.iter().enumerate() {
+            if !inside(spawn.at) {
+                problem(format!("spawn_points[{i}].at"), point(spawn.at), &outside);
+            }
+            if self.spawn_points[..i].iter().any(|s| s.name == spawn.name) {
+                problem(
+                    format!("spawn_points[{i}].name"),
+                    format!("{:?}", spawn.name),
+                    "another spawn point has this name",
+                );
+            }
+        }
+        problems
+    }
+}
+
+/// An id layer's scale and ids.
+fn check_layer<T>(
+    name: &str,
+    layer: Option<&IdLayer<T>>,
+    problem: &mut impl FnMut(String, String, &str),
+) {
+    let Some(layer) = layer else { return };
+    if layer.scale == 0 {
+        problem(format!("{name}.scale"), "0".into(), "must be 1 or more");
+    }
+    if layer.ids.contains_key(&0) {
+        problem(format!("{name}.ids"), "0".into(), "id 0 is \"none\"");
+    }
+}
+
+fn check_scale(field: &str, scale: Option<Scale>, problem: &mut impl FnMut(String, String, &str)) {
+    let good = |s: f32| s.is_finite() && s > 0.0;
+    match scale {
+        Some(Scale::Fixed(s)) if !good(s) => problem(
+            field.into(),
+            format!("Fixed({s})"),
+            "a scale is finite and above 0",
+        ),
+        Some(Scale::Linear { top, bottom }) if !(good(top) && good(bottom)) => problem(
+            field.into(),
+            format!("Linear(top: {top}, bottom: {bottom})"),
+            "a scale is finite and above 0",
+        ),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room() -> RoomFile {
+        let mut room = RoomFile::new((320, 200), "hall.walk.png");
+        room.picture = Some("hall.png".into());
+        room.areas.insert(
+            1,
+            Area {
+                name: "floor".into(),
+                enabled: true,
+                scale: Some(Scale::Linear {
+                    top: 0.5,
+                    bottom: 1.0,
+                }),
+            },
+        );
+        let mut hotspots = IdLayer {
+            image: "hall.hotspots.ids.png".into(),
+            scale: 1,
+            ids: BTreeMap::new(),
+        };
+        hotspots.ids.insert(
+            2,
+            Hotspot {
+                name: "door".into(),
+                walk_to: Some((300.0, 150.5)),
+                facing: Some(Direction::Right),
+                verbs: [("look".to_string(), VerbPolicy::FaceOnly)].into(),
+                ..Default::default()
+            },
+        );
+        room.hotspots = Some(hotspots);
+        room.exits.push(Exit {
+            hotspot: 2,
+            to: "yard".into(),
+            spawn: "from the hall".into(),
+            walk_off: Some((340.0, 150.0)),
+        });
+        room.spawn_points.push(SpawnPoint {
+            name: "start".into(),
+            at: (160.0, 160.0),
+            facing: Some(Direction::Down),
+        });
+        room.edges.left = Some(4.0);
+        room
+    }
+
+    #[test]
+    fn a_room_written_reads_back_the_same() {
+        let room = room();
+        let text = room.to_ron().unwrap();
+        assert_eq!(RoomFile::from_ron(&text).unwrap(), room, "{text}");
+        assert!(room.check().is_empty());
+    }
+
+    #[test]
+    fn a_misspelt_field_names_itself() {
+        let err = RoomFile::from_ron("(size: (4, 4), walk_mask: (image: \"a.png\"), spawns: [])")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("spawns"), "{err}");
+    }
+
+    #[test]
+    fn check_names_the_field_and_the_value() {
+        let mut room = room();
+        room.hotspots
+            .as_mut()
+            .unwrap()
+            .ids
+            .get_mut(&2)
+            .unwrap()
+            .walk_to = Some((400.0, 20.0));
+        room.exits[0].hotspot = 9;
+        room.spawn_points.push(room.spawn_points[0].clone());
+        room.areas.get_mut(&1).unwrap().scale = Some(Scale::Fixed(f32::NAN));
+        let problems = room.check();
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "areas[1].scale",
+                "hotspots.ids[2].walk_to",
+                "exits[0].hotspot",
+                "spawn_points[1].name"
+            ],
+            "{problems:?}"
+        );
+        assert_eq!(problems[1].value, "(400, 20)");
+        assert!(problems[1].to_string().contains("outside the room"));
+    }
+}
