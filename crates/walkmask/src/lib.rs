@@ -48,6 +48,8 @@ pub mod flow;
 pub mod geom;
 pub mod grid;
 pub mod layer;
+#[cfg(feature = "room_file")]
+pub mod lint;
 pub mod los;
 pub mod mask;
 mod mask_decode;

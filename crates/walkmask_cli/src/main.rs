@@ -7,6 +7,7 @@ mod coords;
 #[cfg(test)]
 mod fuzz_checks;
 mod lines;
+mod lint;
 mod render;
 mod rules;
 
@@ -49,7 +50,8 @@ const EXIT: &str = "\
 EXIT STATUS:
   0  the command ran (even if some queries answered with status error)
   1  the output could not be written
-  2  unusable input: bad flags, a missing or unreadable file, an undecodable mask";
+  2  unusable input: bad flags, a missing or unreadable file, an undecodable mask
+  3  (lint) the room has errors";
 
 /// Pixel-accurate click-to-walk pathfinding over walk masks.
 ///
@@ -102,6 +104,19 @@ enum Command {
     /// Example: walkmask ags-room room3.crm -o assets/rooms
     #[command(after_long_help = EXIT)]
     AgsRoom(ags_room::AgsRoomArgs),
+    /// Check a room and say what is wrong with it, where: a line a problem, a JSON
+    /// list with --json, a picture with each problem marked with -o.
+    ///
+    /// Errors: values the room file cannot hold, images that do not load, layers
+    /// that do not fit the room, a walk mask with no floor, spawn and walk-to points
+    /// off the floor. Warnings: floor no spawn point reaches, pinch points narrower
+    /// than a walker of --radius, walk-to points out of reach, hotspot pixels no
+    /// hotspot claims, stray pixels, ids listed without pixels. Exits with 3 when the
+    /// room has errors, so a game's CI can run it over every room.
+    ///
+    /// Example: walkmask lint assets/rooms/lobby.room.ron --radius 24 -o lobby.lint.png
+    #[command(after_long_help = EXIT)]
+    Lint(lint::LintArgs),
 }
 
 /// Where the mask comes from and which of its areas are walkable.
@@ -233,6 +248,8 @@ enum Failure {
     Input(String),
     /// The output could not be written: exit status 1 (quietly 0 on a closed pipe).
     Output(io::Error),
+    /// `lint` found errors in the room: exit status 3.
+    Problems,
 }
 
 impl From<io::Error> for Failure {
@@ -248,6 +265,7 @@ fn main() -> ExitCode {
         Command::Batch(a) => run_batch(a),
         Command::Render(a) => run_render(a),
         Command::AgsRoom(a) => ags_room::run(a),
+        Command::Lint(a) => lint::run(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -260,6 +278,7 @@ fn main() -> ExitCode {
             eprintln!("walkmask: error: could not write output: {e}");
             ExitCode::from(1)
         }
+        Err(Failure::Problems) => ExitCode::from(3),
     }
 }
 

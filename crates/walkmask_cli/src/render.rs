@@ -164,12 +164,12 @@ fn segment(img: &mut RgbImage, a: (f32, f32), b: (f32, f32), radius: f32, c: [u8
 }
 
 /// Paints a filled disc.
-fn disc(img: &mut RgbImage, p: (f32, f32), radius: f32, c: [u8; 3]) {
+pub(crate) fn disc(img: &mut RgbImage, p: (f32, f32), radius: f32, c: [u8; 3]) {
     paint_where(img, p, p, radius, c, |d| d <= radius);
 }
 
 /// Paints a ring of width about 1.5 output pixels.
-fn ring(img: &mut RgbImage, p: (f32, f32), radius: f32, c: [u8; 3]) {
+pub(crate) fn ring(img: &mut RgbImage, p: (f32, f32), radius: f32, c: [u8; 3]) {
     paint_where(img, p, p, radius + 1.0, c, |d| (d - radius).abs() <= 0.75);
 }
 

@@ -900,3 +900,70 @@ fn ags_room_writes_a_room_file_and_its_images() {
         r.stderr
     );
 }
+
+#[test]
+fn lint_prints_and_draws_what_is_wrong_and_fails_on_errors() {
+    let dir = TempDir::new("lint");
+    // 40 x 20: floor left of a wall at x = 20, and an island right of it.
+    let walk = image::GrayImage::from_fn(40, 20, |x, _| image::Luma([u8::from(x != 20)]));
+    walk.save(dir.path("hall.walk.png")).unwrap();
+    // Hotspot 1 (listed) and hotspot 2 (not listed), both on the left.
+    let hotspots = image::GrayImage::from_fn(40, 20, |x, y| {
+        image::Luma([match (x, y) {
+            (2..=6, 2..=6) => 1,
+            (10..=14, 12..=16) => 2,
+            _ => 0,
+        }])
+    });
+    hotspots.save(dir.path("hall.hotspots.ids.png")).unwrap();
+    let room = r#"(
+        size: (40, 20),
+        walk_mask: (image: "hall.walk.png"),
+        hotspots: (image: "hall.hotspots.ids.png", ids: { 1: (name: "bell", walk_to: (4.5, 10.5)) }),
+        spawn_points: [(name: "start", at: (10.5, 10.5)), (name: "in the wall", at: (20.5, 3.5))],
+    )"#;
+    let file = dir.write("hall.room.ron", room);
+    let picture = dir.path("hall.lint.png");
+    let r = run(["lint", s(&file), "-o", s(&picture)]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("error: spawn_points[1]"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("that no spawn point reaches"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("hotspot id 2"), "{}", r.stdout);
+    assert!(
+        lines.last().unwrap().ends_with("1 error, 2 warnings"),
+        "{}",
+        r.stdout
+    );
+    // The picture marks the island magenta and the unclaimed hotspot yellow.
+    let drawn = image::open(&picture).unwrap().to_rgb8();
+    assert_eq!(drawn.dimensions(), (40, 20));
+    let island = drawn.get_pixel(25, 15).0;
+    assert!(
+        island[0] > 150 && island[1] < 100 && island[2] > 150,
+        "{island:?}"
+    );
+    let unclaimed = drawn.get_pixel(12, 14).0;
+    assert!(
+        unclaimed[0] > 150 && unclaimed[1] > 150 && unclaimed[2] < 100,
+        "{unclaimed:?}"
+    );
+    // As JSON; and with the errors mended, exit 0.
+    let r = run(["lint", s(&file), "--json"]);
+    let report = r.object();
+    assert_eq!(report["errors"], 1);
+    assert_eq!(report["problems"][0]["kind"], "OffFloor");
+    assert_eq!(report["problems"][0]["at"], serde_json::json!([20.5, 3.5]));
+    dir.write("hall.room.ron", room.replace("(20.5, 3.5)", "(30.5, 15.5)"));
+    let r = run(["lint", s(&file)]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.ends_with("0 errors, 1 warning\n"), "{}", r.stdout);
+}
