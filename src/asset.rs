@@ -100,6 +100,19 @@ impl WalkMask {
         }
     }
 
+    /// A mask decoded by `rule`: its pixels are ids when the rule reads them by
+    /// index or colour.
+    pub(crate) fn decoded_by(mask: walkmask::WalkMask, rule: &walkmask::DecodeRule) -> Self {
+        let mut mask = WalkMask::new(mask);
+        mask.reads_ids = matches!(
+            rule,
+            walkmask::DecodeRule::Indexed
+                | walkmask::DecodeRule::Colors(_)
+                | walkmask::DecodeRule::ExactColors(_)
+        );
+        mask
+    }
+
     /// Whether its pixels were read as ids: decoded by index or by colour
     /// ([`walkmask::DecodeRule::Indexed`], `Colors`, `ExactColors`), or built in
     /// code. False for a mask decoded by brightness, alpha or a channel (walkable or
@@ -358,14 +371,7 @@ async fn read_mask(
     }
     let mask = walkmask::WalkMask::decode_with_limits(&bytes, rule, &limits)
         .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
-    let mut mask = WalkMask::new(mask);
-    mask.reads_ids = matches!(
-        rule,
-        walkmask::DecodeRule::Indexed
-            | walkmask::DecodeRule::Colors(_)
-            | walkmask::DecodeRule::ExactColors(_)
-    );
-    Ok(mask)
+    Ok(WalkMask::decoded_by(mask, rule))
 }
 
 impl AssetLoader for WalkMaskLoader {

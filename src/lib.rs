@@ -155,6 +155,7 @@ mod plan;
 pub mod query;
 pub mod request;
 pub mod room;
+pub mod room_file;
 pub mod scaling;
 #[cfg(feature = "sequences")]
 pub mod sequence;
@@ -227,6 +228,7 @@ pub mod prelude {
     pub use crate::TintedByRegion;
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
+    pub use crate::room_file::FromRoomFile;
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, Cutscene,
         CutsceneCommandsExt, DepthScale, DepthSorting, EnteringRoom, ExitCommandsExt, FaceTarget,
@@ -406,7 +408,20 @@ impl Plugin for WalkmaskPlugin {
             .init_asset_loader::<asset::IdLayerLoader>()
             // Last: the loader of typed loads whose file name no loader claims.
             .init_asset_loader::<WalkMaskLoader>()
+            .init_asset::<room_file::RoomAsset>()
+            .add_systems(PreUpdate, room_file::apply_room_files)
+            .add_systems(PreStartup, room_file::note_pictures)
             .add_message::<WalkRequest>();
+        let pictures = room_file::Pictures::default();
+        app.insert_resource(pictures.clone())
+            .register_asset_loader(room_file::RoomFileLoader {
+                pictures: pictures.clone(),
+            });
+        #[cfg(feature = "ags")]
+        app.register_asset_loader(room_file::AgsCrmLoader {
+            pictures: pictures.clone(),
+        })
+        .register_asset_loader(room_file::AgsFolderLoader { pictures });
         outcome::add_messages(app);
         app.register_type::<WalkRoom>()
             .register_type::<WalkAreas>()

@@ -28,6 +28,7 @@ mod model;
 mod obstacles;
 mod queries;
 mod regions;
+mod room_files;
 mod rooms_and_walks;
 mod saves;
 mod scaling;

@@ -309,24 +309,41 @@ impl AgsRoom {
     /// `NAME.regions.ids.png`, `NAME.behind.ids.png`), all 8-bit indexed with the EGA
     /// colours, index = id.
     pub fn to_room_file(&self, name: &str) -> (RoomFile, Vec<(String, Vec<u8>)>) {
-        let mut images = Vec::new();
-        let walk_name = format!("{name}.walk.png");
-        let mut room = RoomFile::new((self.width, self.height), walk_name.clone());
-        room.walk_mask = MaskImage {
-            image: walk_name.clone(),
-            rule: DecodeRule::Indexed,
-            scale: self.mask_resolution,
-        };
-        images.push((walk_name, mask_png(&self.walkable)));
-        if let Some(background) = &self.background {
-            let picture = format!("{name}.png");
+        let room = self.room_file(name);
+        let mut images = vec![(room.walk_mask.image.clone(), mask_png(&self.walkable))];
+        if let (Some(picture), Some(background)) = (&room.picture, &self.background) {
             let mut png = Vec::new();
             // Writing an in-memory RGBA8 PNG cannot fail.
             background
                 .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
                 .expect("an RGBA8 image encodes as PNG");
             images.push((picture.clone(), png));
-            room.picture = Some(picture);
+        }
+        if let Some(layer) = &room.hotspots {
+            images.push((layer.image.clone(), mask_png(&self.hotspot_mask)));
+        }
+        if let Some(layer) = &room.regions {
+            images.push((layer.image.clone(), mask_png(&self.region_mask)));
+        }
+        if let Some(layer) = &room.walk_behinds {
+            images.push((layer.image.clone(), mask_png(&self.walk_behind_mask)));
+        }
+        (room, images)
+    }
+
+    /// The room as a [`RoomFile`] named `name`, its images named as
+    /// [`AgsRoom::to_room_file`] names them (for a reader that takes the masks as they
+    /// are, without writing them).
+    pub fn room_file(&self, name: &str) -> RoomFile {
+        let walk_name = format!("{name}.walk.png");
+        let mut room = RoomFile::new((self.width, self.height), walk_name.clone());
+        room.walk_mask = MaskImage {
+            image: walk_name,
+            rule: DecodeRule::Indexed,
+            scale: self.mask_resolution,
+        };
+        if self.background.is_some() {
+            room.picture = Some(format!("{name}.png"));
         }
         for id in present(&self.walkable) {
             let scaling = self
@@ -346,7 +363,6 @@ impl AgsRoom {
         let hotspot_ids = present(&self.hotspot_mask);
         if !hotspot_ids.is_empty() {
             let image = format!("{name}.hotspots.ids.png");
-            images.push((image.clone(), mask_png(&self.hotspot_mask)));
             let ids = hotspot_ids
                 .into_iter()
                 .map(|id| {
@@ -378,7 +394,6 @@ impl AgsRoom {
         let region_ids = present(&self.region_mask);
         if !region_ids.is_empty() {
             let image = format!("{name}.regions.ids.png");
-            images.push((image.clone(), mask_png(&self.region_mask)));
             let ids = region_ids
                 .into_iter()
                 .map(|id| {
@@ -395,7 +410,6 @@ impl AgsRoom {
         let behind_ids = present(&self.walk_behind_mask);
         if !behind_ids.is_empty() {
             let image = format!("{name}.behind.ids.png");
-            images.push((image.clone(), mask_png(&self.walk_behind_mask)));
             let ids: BTreeMap<u8, room_file::WalkBehind> = behind_ids
                 .into_iter()
                 .map(|id| {
@@ -423,7 +437,7 @@ impl AgsRoom {
             top: (e.top > 0).then_some(e.top as f32),
             bottom: (e.bottom < h - 1).then_some(e.bottom as f32 + 1.0),
         };
-        (room, images)
+        room
     }
 }
 

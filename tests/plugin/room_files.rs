@@ -1,0 +1,399 @@
+//! Rooms made from room files (`*.room.ron`) and Adventure Game Studio rooms, under
+//! both paces: the whole room comes from one handle, a walker acts on its hotspots,
+//! a file changed in mid-walk updates the room in place and the walk ends once, bad
+//! files fail to load naming the field and the value.
+//!
+//! The room: the 64 x 48 wall mask of `tests/common` (pixel (px, py) is world
+//! (px - 32, 24 - py)), a hotspot layer with a bell (id 1, top right), a door (id 2,
+//! bottom left, an exit) and a lamp painted but not listed (id 3), a shade region
+//! (id 1, top left) and a spawn point left of the wall.
+
+use crate::common;
+
+use bevy::prelude::*;
+use bevy_walkmask::prelude::*;
+use bevy_walkmask::room_file::{FromRoomFile, RoomAsset, RoomFilePart};
+use common::{Log, Pace, add_log, assert_contract, asset_file, create_generated_dir, headless_app};
+
+/// The bell's walk-to point, as written first and as moved.
+const BELL: (f32, f32) = (55.5, 20.5);
+const BELL_MOVED: (f32, f32) = (56.5, 30.5);
+
+/// A room file over the test room's images, named `name` (in `generated/`); `bell`
+/// is the bell's walk-to point; `lamp` lists the lamp.
+fn room_file_text(name: &str, bell: (f32, f32), lamp: bool) -> String {
+    let lamp = if lamp {
+        r#"3: (name: "lamp", walk_to: (50.5, 12.5)),"#
+    } else {
+        ""
+    };
+    format!(
+        r#"(
+    size: (64, 48),
+    walk_mask: (image: "{name}.walk.png"),
+    areas: {{ 1: (name: "floor") }},
+    hotspots: (image: "{name}.hotspots.ids.png", ids: {{
+        1: (name: "bell", walk_to: ({}, {}), facing: Up, verbs: {{"look": FaceOnly}}),
+        2: (name: "door", walk_to: (6.5, 44.5)),
+        {lamp}
+    }}),
+    regions: (image: "{name}.regions.ids.png", ids: {{ 1: (name: "shade", light: 0.5) }}),
+    edges: (left: 2),
+    exits: [(hotspot: 2, to: "yard", spawn: "from the hall", walk_off: (-4, 44.5))],
+    spawn_points: [(name: "start", at: (10.5, 30.5), facing: Right)],
+)
+"#,
+        bell.0, bell.1
+    )
+}
+
+/// Writes the room file `generated/NAME.room.ron` and its images; returns its asset
+/// path.
+fn write_room(name: &str) -> String {
+    create_generated_dir();
+    common::write_grey_png(
+        &format!("generated/{name}.walk.png"),
+        (64, 48),
+        common::room_pixel,
+    );
+    common::write_grey_png(
+        &format!("generated/{name}.hotspots.ids.png"),
+        (64, 48),
+        |x, y| match (x, y) {
+            (50..=60, 5..=15) => 1,
+            (2..=10, 40..=47) => 2,
+            (40..=45, 5..=10) => 3,
+            _ => 0,
+        },
+    );
+    common::write_grey_png(
+        &format!("generated/{name}.regions.ids.png"),
+        (64, 48),
+        |x, y| u8::from(x < 20 && y < 20),
+    );
+    let path = format!("generated/{name}.room.ron");
+    std::fs::write(asset_file(&path), room_file_text(name, BELL, false)).unwrap();
+    path
+}
+
+/// Interactions that ended, per walker: (hotspot, how it ended).
+#[derive(Resource, Default)]
+struct Ended(Vec<(Entity, Entity, &'static str)>);
+
+fn app_with_room(pace: Pace, name: &str) -> (App, Entity, String) {
+    let path = write_room(name);
+    let mut app = headless_app(pace.plugin());
+    add_log(&mut app);
+    app.init_resource::<Ended>()
+        .add_observer(|e: On<InteractionArrived>, mut ended: ResMut<Ended>| {
+            ended.0.push((e.walker, e.hotspot, "arrived"));
+        })
+        .add_observer(|e: On<InteractionCancelled>, mut ended: ResMut<Ended>| {
+            ended.0.push((e.walker, e.hotspot, "cancelled"));
+        })
+        .add_observer(|e: On<InteractionUnreachable>, mut ended: ResMut<Ended>| {
+            ended.0.push((e.walker, e.hotspot, "unreachable"));
+        });
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
+    let room = app.world_mut().spawn(FromRoomFile(handle)).id();
+    common::wait_for(&mut app, 500, |world| {
+        world.get::<WalkRoom>(room).is_some() && hotspot_named(world, room, "door").is_some()
+    });
+    (app, room, path)
+}
+
+/// The hotspot child of `room` named `name`.
+fn hotspot_named(world: &mut World, room: Entity, name: &str) -> Option<Entity> {
+    world
+        .query::<(Entity, &Hotspot, &ChildOf)>()
+        .iter(world)
+        .find(|(_, h, c)| c.parent() == room && h.name == name)
+        .map(|(e, _, _)| e)
+}
+
+#[test]
+fn a_room_file_gives_its_room_whole_and_a_walker_acts_on_its_hotspot() {
+    for pace in Pace::BOTH {
+        let (mut app, room, _) = app_with_room(pace, &format!("room_whole_{pace:?}"));
+        let world = app.world_mut();
+        let walk_room = world.get::<WalkRoom>(room).unwrap();
+        assert_eq!(walk_room.scale, 1.0);
+        assert!(walk_room.areas.contains(1));
+        assert!(world.get::<WalkHotspots>(room).is_some());
+        assert_eq!(
+            world.get::<RoomEdges>(room),
+            Some(&RoomEdges::default().with_left(2.0))
+        );
+        let regions = world.get::<WalkRegions>(room).unwrap();
+        assert_eq!(regions.regions.len(), 1);
+        assert_eq!(
+            (regions.regions[0].name.as_str(), regions.regions[0].light),
+            ("shade", 0.5)
+        );
+        let bell = hotspot_named(world, room, "bell").unwrap();
+        let hotspot = world.get::<Hotspot>(bell).unwrap().clone();
+        assert_eq!(hotspot.walk_to, Some(Vec2::new(BELL.0, BELL.1)));
+        assert_eq!(
+            hotspot.face,
+            Some(FaceTarget::Direction(FacingDirection::Up))
+        );
+        assert_eq!(hotspot.policy(&Verb::LOOK), WalkPolicy::FaceOnly);
+        assert_eq!(
+            world.get::<RoomFilePart>(bell),
+            Some(&RoomFilePart::Hotspot(1))
+        );
+        let door = hotspot_named(world, room, "door").unwrap();
+        let exit = world.get::<RoomExit>(door).unwrap();
+        assert_eq!(
+            (exit.to.as_str(), exit.spawn.as_str()),
+            ("yard", "from the hall")
+        );
+        assert_eq!(exit.walk_off, Some(Vec2::new(-4.0, 44.5)));
+        // The lamp is painted but not listed: no hotspot.
+        assert!(hotspot_named(world, room, "lamp").is_none());
+        let spawns: Vec<SpawnPoint> = world
+            .query::<(&SpawnPoint, &ChildOf)>()
+            .iter(world)
+            .filter(|(_, c)| c.parent() == room)
+            .map(|(s, _)| s.clone())
+            .collect();
+        assert_eq!(
+            spawns,
+            [SpawnPoint::new("start", Vec2::new(10.5, 30.5)).facing(FacingDirection::Right)]
+        );
+
+        // A walker comes in at the spawn point and rings the bell: round the wall,
+        // to the bell's walk-to point, facing up.
+        let walker = app.world_mut().spawn(Walker::new(120.0)).id();
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .enter_room(room, "start");
+        app.update();
+        assert_eq!(
+            common::position(&app, walker),
+            Vec2::new(10.5 - 32.0, 24.0 - 30.5)
+        );
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .interact(bell, Verb::INTERACT);
+        let mut clock = pace.clock();
+        clock.until(&mut app, 600, |w| !w.resource::<Ended>().0.is_empty());
+        assert_eq!(
+            app.world().resource::<Ended>().0,
+            [(walker, bell, "arrived")],
+            "{pace:?}"
+        );
+        let at = common::position(&app, walker);
+        assert!(
+            at.distance(Vec2::new(BELL.0 - 32.0, 24.0 - BELL.1)) < 1.0,
+            "{pace:?}: {at}"
+        );
+    }
+}
+
+#[test]
+fn a_room_file_changed_in_mid_walk_updates_its_room_in_place_and_the_walk_ends_once() {
+    for pace in Pace::BOTH {
+        let name = format!("room_changed_{pace:?}");
+        let (mut app, room, path) = app_with_room(pace, &name);
+        let bell = hotspot_named(app.world_mut(), room, "bell").unwrap();
+        let mask = app.world().get::<WalkRoom>(room).unwrap().mask.clone();
+        let walker = app.world_mut().spawn(Walker::new(60.0)).id();
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .enter_room(room, "start");
+        app.update();
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .interact(bell, Verb::INTERACT);
+        let mut clock = pace.clock();
+        clock.frames(&mut app, 20);
+        assert!(
+            app.world().resource::<Ended>().0.is_empty(),
+            "still walking"
+        );
+        // The bell's walk-to point moves and the lamp is listed.
+        std::fs::write(asset_file(&path), room_file_text(&name, BELL_MOVED, true)).unwrap();
+        app.world().resource::<AssetServer>().reload(path.clone());
+        clock.until(&mut app, 300, |w| hotspot_named(w, room, "lamp").is_some());
+        // The same hotspot entity, moved; the same room and mask.
+        assert_eq!(hotspot_named(app.world_mut(), room, "bell"), Some(bell));
+        assert_eq!(
+            app.world().get::<Hotspot>(bell).unwrap().walk_to,
+            Some(Vec2::new(BELL_MOVED.0, BELL_MOVED.1))
+        );
+        assert_eq!(app.world().get::<WalkRoom>(room).unwrap().mask, mask);
+        let parts = app
+            .world_mut()
+            .query::<(&RoomFilePart, &ChildOf)>()
+            .iter(app.world())
+            .filter(|(_, c)| c.parent() == room)
+            .count();
+        assert_eq!(parts, 4, "bell, door, lamp and the spawn point");
+        // The walk under way goes on and ends once.
+        clock.until(&mut app, 800, |w| !w.resource::<Ended>().0.is_empty());
+        clock.frames(&mut app, 30);
+        assert_eq!(
+            app.world().resource::<Ended>().0,
+            [(walker, bell, "arrived")],
+            "{pace:?}"
+        );
+        let log = app.world().resource::<Log>();
+        let mut ids: Vec<_> = log.both().iter().map(|e| e.request).collect();
+        ids.sort_unstable_by_key(|id| format!("{id:?}"));
+        ids.dedup();
+        assert_contract(log, &ids);
+    }
+}
+
+/// The load error of `path`, once it has failed.
+fn load_error(path: &str, text: &str) -> String {
+    create_generated_dir();
+    std::fs::write(asset_file(path), text).unwrap();
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.to_string());
+    let mut error = None;
+    for _ in 0..500 {
+        app.update();
+        if let Some(bevy::asset::LoadState::Failed(e)) = app
+            .world()
+            .resource::<AssetServer>()
+            .get_load_state(&handle)
+        {
+            error = Some(e.to_string());
+            break;
+        }
+    }
+    error.unwrap_or_else(|| panic!("{path} loaded"))
+}
+
+#[test]
+fn a_bad_room_file_fails_to_load_naming_the_field_and_the_value() {
+    write_room("room_bad");
+    let good = room_file_text("room_bad", BELL, false);
+    let outside = good.replace("(55.5, 20.5)", "(500, 10)");
+    let e = load_error("generated/room_bad_outside.room.ron", &outside);
+    assert!(
+        e.contains("hotspots.ids[1].walk_to = (500, 10)") && e.contains("outside the room"),
+        "{e}"
+    );
+    let misspelt = good.replace("spawn_points:", "spawn_pionts:");
+    let e = load_error("generated/room_bad_misspelt.room.ron", &misspelt);
+    assert!(e.contains("spawn_pionts"), "{e}");
+    let missing = good.replace("room_bad.regions.ids.png", "nowhere.png");
+    let e = load_error("generated/room_bad_missing.room.ron", &missing);
+    assert!(e.contains("nowhere.png"), "{e}");
+    common::write_grey_png("generated/room_bad_empty.ids.png", (64, 48), |_, _| 0);
+    let empty = good.replace("room_bad.regions.ids.png", "room_bad_empty.ids.png");
+    let e = load_error("generated/room_bad_empty.room.ron", &empty);
+    assert!(
+        e.contains("regions.image") && e.contains("has no ids"),
+        "{e}"
+    );
+}
+
+/// The rows of mask pixels of area `id` on row `y`: (first x, last x).
+fn span(mask: &bevy_walkmask::WalkMask, id: u8, y: u32) -> (u32, u32) {
+    let xs: Vec<u32> = (0..mask.width())
+        .filter(|&x| mask.area_at(x, y) == Some(id))
+        .collect();
+    (*xs.first().unwrap(), *xs.last().unwrap())
+}
+
+#[cfg(feature = "ags")]
+#[test]
+fn an_ags_room_loads_as_a_room_and_a_walker_walks_its_areas() {
+    let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/ags");
+    create_generated_dir();
+    std::fs::copy(
+        format!("{testdata}/3.6.3/room3.crm"),
+        asset_file("generated/ags_room3.crm"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(asset_file("generated/ags_room1")).unwrap();
+    for file in [
+        "data.xml",
+        "background0.png",
+        "walkableareas.png",
+        "hotspots.png",
+        "regions.png",
+        "walkbehinds.png",
+    ] {
+        std::fs::copy(
+            format!("{testdata}/4.0/Rooms/1/{file}"),
+            asset_file(&format!("generated/ags_room1/{file}")),
+        )
+        .unwrap();
+    }
+    for pace in Pace::BOTH {
+        let mut app = headless_app(pace.plugin());
+        add_log(&mut app);
+        let server = app.world().resource::<AssetServer>().clone();
+        let room = app
+            .world_mut()
+            .spawn(FromRoomFile(server.load("generated/ags_room3.crm")))
+            .id();
+        let folder = app
+            .world_mut()
+            .spawn((
+                FromRoomFile(server.load("generated/ags_room1/data.xml")),
+                Transform::from_xyz(2000.0, 0.0, 0.0),
+            ))
+            .id();
+        common::wait_for(&mut app, 500, |world| {
+            for from in [room, folder] {
+                let handle = world.get::<FromRoomFile>(from).unwrap().0.clone();
+                if let Some(bevy::asset::LoadState::Failed(e)) =
+                    world.resource::<AssetServer>().get_load_state(&handle)
+                {
+                    panic!("{e}");
+                }
+            }
+            hotspot_named(world, room, "The second hotspot").is_some()
+                && world.get::<WalkRoom>(folder).is_some()
+        });
+        assert!(hotspot_named(app.world_mut(), room, "The first hotspot").is_some());
+        let named: Vec<String> = {
+            let world = app.world_mut();
+            world
+                .query::<(&Hotspot, &ChildOf)>()
+                .iter(world)
+                .filter(|(_, c)| c.parent() == folder)
+                .map(|(h, _)| h.name.clone())
+                .collect()
+        };
+        assert_eq!(named.len(), 6, "{named:?}");
+        // A walk along walkable area 1 (rows 126 to 144), end to end.
+        let mask_handle = app.world().get::<WalkRoom>(room).unwrap().mask.clone();
+        let mask = app
+            .world()
+            .resource::<Assets<bevy_walkmask::WalkMask>>()
+            .get(&mask_handle)
+            .unwrap()
+            .clone();
+        assert_eq!((mask.width(), mask.height()), (640, 400));
+        let (first, last) = span(&mask, 1, 135);
+        let world_of = |x: u32, y: u32| Vec2::new(x as f32 + 0.5 - 320.0, 200.0 - (y as f32 + 0.5));
+        let walker = common::spawn_walker(&mut app, Walker::new(200.0), world_of(first + 2, 135));
+        let target = world_of(last - 2, 135);
+        let id = common::request(&mut app, walker, target);
+        let mut clock = pace.clock();
+        let mut on_floor = true;
+        clock.until(&mut app, 2000, |w| {
+            let at = w.get::<Transform>(walker).unwrap().translation.truncate();
+            let (x, y) = ((at.x + 320.0).floor() as u32, (200.0 - at.y).floor() as u32);
+            on_floor &= mask.area_at(x, y).is_some_and(|a| a != 0);
+            w.resource::<Log>()
+                .of(id)
+                .iter()
+                .any(|e| matches!(e.kind, common::Kind::Arrived(_)))
+        });
+        assert!(on_floor, "{pace:?}: the walker left the floor");
+        assert!(common::position(&app, walker).distance(target) < 1.0);
+        assert_contract(app.world().resource::<Log>(), &[id]);
+    }
+}
