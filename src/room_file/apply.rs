@@ -40,6 +40,7 @@ pub enum RoomFilePart {
 type RoomParts = (
     Option<&'static mut WalkRoom>,
     Option<&'static mut WalkRegions>,
+    Option<&'static mut WalkScaling>,
     Option<&'static GlobalTransform>,
 );
 
@@ -75,7 +76,7 @@ pub(crate) fn apply_room_files(
         if previous == Some(&asset.file) {
             continue;
         }
-        let Ok((walk_room, regions, global)) = parts.get_mut(room) else {
+        let Ok((walk_room, regions, scaling, global)) = parts.get_mut(room) else {
             continue;
         };
         let children: BTreeMap<RoomFilePart, Entity> = made
@@ -89,7 +90,7 @@ pub(crate) fn apply_room_files(
             previous,
             world_scale,
         };
-        apply.room(&mut commands, room, walk_room, regions);
+        apply.room(&mut commands, room, walk_room, regions, scaling);
         let look_at = |p: file::RoomPoint| -> Option<Vec2> {
             let global = global?;
             let mask = masks.get(&asset.walk_mask)?;
@@ -130,6 +131,7 @@ impl Apply<'_> {
         room: Entity,
         walk_room: Option<Mut<WalkRoom>>,
         regions: Option<Mut<WalkRegions>>,
+        scaling: Option<Mut<WalkScaling>>,
     ) {
         let file = self.file();
         let mut entity = commands.entity(room);
@@ -159,16 +161,27 @@ impl Apply<'_> {
                 );
             }
         }
-        let scaling = WalkScaling {
-            areas: file
-                .areas
-                .iter()
-                .filter_map(|(id, area)| area.scale.map(|s| (*id, area_scale(s))))
-                .collect(),
-            map: None,
-        };
-        if !scaling.areas.is_empty() || self.previous.is_some() {
-            entity.insert(scaling);
+        // The areas' scaling rules; a scale map the game gave the room stays.
+        let rules: Vec<(u8, AreaScale)> = file
+            .areas
+            .iter()
+            .filter_map(|(id, area)| area.scale.map(|s| (*id, area_scale(s))))
+            .collect();
+        match scaling {
+            // Rules the game gave the room stay until the file has its own.
+            Some(mut scaling)
+                if (self.previous.is_some() || !rules.is_empty()) && scaling.areas != rules =>
+            {
+                scaling.areas = rules;
+            }
+            Some(_) => {}
+            None if !rules.is_empty() => {
+                entity.insert(WalkScaling {
+                    areas: rules,
+                    map: None,
+                });
+            }
+            None => {}
         }
         match &self.asset.hotspots {
             Some(layer) => {

@@ -270,6 +270,9 @@ impl AssetLoader for RoomFileLoader {
             .as_ref()
             .filter(|_| self.pictures.get())
             .map(|picture| parts.load_context.load(parts.relative(picture)));
+        // Without sprites there are no pictures to load.
+        #[cfg(not(feature = "sprites"))]
+        let _ = self.pictures.get();
         Ok(RoomAsset {
             file,
             walk_mask,

@@ -297,6 +297,7 @@ fn a_bad_room_file_fails_to_load_naming_the_field_and_the_value() {
 }
 
 /// The rows of mask pixels of area `id` on row `y`: (first x, last x).
+#[cfg(feature = "ags")]
 fn span(mask: &bevy_walkmask::WalkMask, id: u8, y: u32) -> (u32, u32) {
     let xs: Vec<u32> = (0..mask.width())
         .filter(|&x| mask.area_at(x, y) == Some(id))
@@ -396,4 +397,17 @@ fn an_ags_room_loads_as_a_room_and_a_walker_walks_its_areas() {
         assert!(common::position(&app, walker).distance(target) < 1.0);
         assert_contract(app.world().resource::<Log>(), &[id]);
     }
+}
+
+/// The room file the guide shows (`src/guide/rooms.md`) reads and holds good values.
+#[test]
+fn the_guides_room_file_reads() {
+    let guide = include_str!("../../src/guide/rooms.md");
+    let start = guide.find("```ron\n").expect("a RON block") + "```ron\n".len();
+    let end = start + guide[start..].find("```").unwrap();
+    let room = bevy_walkmask::walkmask::room_file::RoomFile::from_ron(&guide[start..end])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(room.check(), []);
+    assert_eq!(room.exits[0].to, "garden");
+    assert_eq!(room.hotspots.unwrap().scale, 4);
 }

@@ -14,6 +14,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
 
+#[cfg(all(feature = "ags", feature = "picking"))]
+mod ags_room;
 mod companions;
 mod crowd;
 #[cfg(feature = "sequences")]
@@ -40,7 +42,22 @@ const EXAMPLE_ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
 /// `MinimalPlugins` instead of `DefaultPlugins`: assets from `assets/`, images,
 /// keyboard and mouse input, transforms; fixed 16 ms frames.
 pub fn example_app<M>(example: impl Plugins<M>) -> App {
+    example_app_with_sources(example, &[])
+}
+
+/// [`example_app`] with named asset sources (`name`, folder from the repository's
+/// root), as the example's `main` registers them before `DefaultPlugins`.
+pub fn example_app_with_sources<M>(example: impl Plugins<M>, sources: &[(&str, &str)]) -> App {
     let mut app = App::new();
+    for (name, folder) in sources {
+        app.register_asset_source(
+            name.to_string(),
+            bevy::asset::io::AssetSourceBuilder::platform_default(
+                &format!("{}/{folder}", env!("CARGO_MANIFEST_DIR")),
+                None,
+            ),
+        );
+    }
     app.add_plugins((
         MinimalPlugins,
         AssetPlugin {
