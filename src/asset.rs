@@ -341,6 +341,21 @@ pub enum WalkMaskLoadError {
 #[derive(Default, TypePath)]
 pub struct WalkMaskLoader;
 
+/// Reads the whole of `reader` when it holds at most `limit` bytes; `None` when it
+/// holds more (it reads one byte past the limit, so a source that never ends stops
+/// there).
+pub(crate) async fn read_at_most(
+    reader: &mut dyn Reader,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, std::io::Error> {
+    use bevy::tasks::futures_lite::AsyncReadExt;
+    let mut bytes = Vec::new();
+    AsyncReadExt::take(&mut *reader, limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .await?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 /// Reads a mask file with `rule` within `limits`.
 async fn read_mask(
     reader: &mut dyn Reader,
@@ -348,19 +363,14 @@ async fn read_mask(
     limits: walkmask::MaskLimits,
     load_context: &LoadContext<'_>,
 ) -> Result<WalkMask, WalkMaskLoadError> {
-    use bevy::tasks::futures_lite::AsyncReadExt;
     let path = load_context.path().to_string();
-    // Read one byte past the limit to tell a file of exactly the limit from a
-    // longer one; a source that never ends stops there.
-    let mut bytes = Vec::new();
-    AsyncReadExt::take(&mut *reader, limits.max_alloc_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
+    let read = read_at_most(reader, limits.max_alloc_bytes)
         .await
         .map_err(|source| WalkMaskLoadError::Io {
             path: path.clone(),
             source,
         })?;
-    if bytes.len() as u64 > limits.max_alloc_bytes {
+    let Some(bytes) = read else {
         return Err(WalkMaskLoadError::Decode {
             source: walkmask::MaskError::FileTooLarge {
                 path: path.clone(),
@@ -368,7 +378,7 @@ async fn read_mask(
             },
             path,
         });
-    }
+    };
     let mask = walkmask::WalkMask::decode_with_limits(&bytes, rule, &limits)
         .map_err(|source| WalkMaskLoadError::Decode { path, source })?;
     Ok(WalkMask::decoded_by(mask, rule))

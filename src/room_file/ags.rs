@@ -34,23 +34,20 @@ impl AssetLoader for AgsCrmLoader {
         settings: &Self::Settings,
         load_context: &mut LoadContext<'_>,
     ) -> Result<Self::Asset, Self::Error> {
-        use bevy::tasks::futures_lite::AsyncReadExt;
         let path = load_context.path().to_string();
         let limits = limits(settings);
-        let mut bytes = Vec::new();
-        AsyncReadExt::take(&mut *reader, limits.max_alloc_bytes.saturating_add(1))
-            .read_to_end(&mut bytes)
+        let read = crate::asset::read_at_most(reader, limits.max_alloc_bytes)
             .await
             .map_err(|e| RoomFileLoadError::Read {
                 path: path.clone(),
                 detail: e.to_string(),
             })?;
-        if bytes.len() as u64 > limits.max_alloc_bytes {
+        let Some(bytes) = read else {
             return Err(RoomFileLoadError::Read {
                 path,
                 detail: format!("larger than {} bytes", limits.max_alloc_bytes),
             });
-        }
+        };
         let room = AgsRoom::read_crm_with_limits(&bytes, &limits)
             .map_err(|source| RoomFileLoadError::Ags { path, source })?;
         Ok(room_asset(room, load_context, self.pictures.get()))

@@ -237,33 +237,19 @@ impl AssetLoader for RoomFileLoader {
                 "walk_mask",
                 &file.walk_mask.image,
                 &file.walk_mask.rule,
-                area_names(&file),
+                names(&file.areas, |a| &a.name),
+                false,
             )
             .await?;
-        let hotspots = match &file.hotspots {
-            Some(layer) => Some(
-                parts
-                    .layer("hotspots", &layer.image, names(&layer.ids, |h| &h.name))
-                    .await?,
-            ),
-            None => None,
-        };
-        let regions = match &file.regions {
-            Some(layer) => Some(
-                parts
-                    .layer("regions", &layer.image, names(&layer.ids, |r| &r.name))
-                    .await?,
-            ),
-            None => None,
-        };
-        let walk_behinds = match &file.walk_behinds {
-            Some(layer) => Some(
-                parts
-                    .layer("walk_behinds", &layer.image, names(&layer.ids, |w| &w.name))
-                    .await?,
-            ),
-            None => None,
-        };
+        let hotspots = parts
+            .layer("hotspots", file.hotspots.as_ref(), |h| &h.name)
+            .await?;
+        let regions = parts
+            .layer("regions", file.regions.as_ref(), |r| &r.name)
+            .await?;
+        let walk_behinds = parts
+            .layer("walk_behinds", file.walk_behinds.as_ref(), |w| &w.name)
+            .await?;
         #[cfg(feature = "sprites")]
         let picture = file
             .picture
@@ -300,11 +286,6 @@ fn names<T>(
         .collect()
 }
 
-/// Names of the walk mask's areas.
-fn area_names(file: &RoomFile) -> std::collections::BTreeMap<u8, String> {
-    names(&file.areas, |a| &a.name)
-}
-
 /// Reads a room file's images as labeled parts of it.
 struct RoomParts<'a, 'b> {
     load_context: &'a mut LoadContext<'b>,
@@ -320,16 +301,23 @@ impl RoomParts<'_, '_> {
             .resolve_embed(&AssetPath::parse(image))
     }
 
-    /// Reads and decodes `image` by `rule` as the labeled part `label`.
+    /// Reads and decodes `image` by `rule` as the labeled part `label`, its ids named
+    /// by `names`; an id layer (`ids`) must have an id painted.
     async fn mask(
         &mut self,
         label: &'static str,
         image: &str,
         rule: &walkmask::DecodeRule,
         names: std::collections::BTreeMap<u8, String>,
+        ids: bool,
     ) -> Result<Handle<WalkMask>, RoomFileLoadError> {
-        let field = format!("{label}.image");
         let at = self.relative(image);
+        let failed = |source| RoomFileLoadError::Image {
+            path: self.path.clone(),
+            field: format!("{label}.image"),
+            image: image.to_string(),
+            source,
+        };
         let bytes = self
             .load_context
             .read_asset_bytes(at.clone())
@@ -339,62 +327,18 @@ impl RoomParts<'_, '_> {
                 detail: e.to_string(),
             })?;
         if bytes.len() as u64 > self.limits.max_alloc_bytes {
-            return Err(RoomFileLoadError::Image {
-                path: self.path.clone(),
-                field,
-                image: image.to_string(),
-                source: walkmask::MaskError::FileTooLarge {
-                    path: at.to_string(),
-                    limit: self.limits.max_alloc_bytes,
-                },
-            });
-        }
-        let mask = walkmask::WalkMask::decode_with_limits(&bytes, rule, &self.limits).map_err(
-            |source| RoomFileLoadError::Image {
-                path: self.path.clone(),
-                field,
-                image: image.to_string(),
-                source,
-            },
-        )?;
-        let mut mask = WalkMask::decoded_by(mask, rule);
-        if !names.is_empty() {
-            mask = mask.with_names(names);
-        }
-        Ok(self.load_context.add_labeled_asset(label, mask))
-    }
-
-    /// An id layer: decoded by index, and at least one id painted.
-    async fn layer(
-        &mut self,
-        label: &'static str,
-        image: &str,
-        names: std::collections::BTreeMap<u8, String>,
-    ) -> Result<Handle<WalkMask>, RoomFileLoadError> {
-        let rule = walkmask::DecodeRule::Indexed;
-        let field = format!("{label}.image");
-        let at = self.relative(image);
-        let bytes = self
-            .load_context
-            .read_asset_bytes(at.clone())
-            .await
-            .map_err(|e| RoomFileLoadError::Read {
+            return Err(failed(walkmask::MaskError::FileTooLarge {
                 path: at.to_string(),
-                detail: e.to_string(),
-            })?;
-        let mask = walkmask::WalkMask::decode_with_limits(&bytes, &rule, &self.limits).map_err(
-            |source| RoomFileLoadError::Image {
-                path: self.path.clone(),
-                field: field.clone(),
-                image: image.to_string(),
-                source,
-            },
-        )?;
-        let mask = WalkMask::decoded_by(mask, &rule);
-        if mask.present_areas().is_empty() {
+                limit: self.limits.max_alloc_bytes,
+            }));
+        }
+        let mask =
+            walkmask::WalkMask::decode_with_limits(&bytes, rule, &self.limits).map_err(failed)?;
+        let mask = WalkMask::decoded_by(mask, rule);
+        if ids && mask.present_areas().is_empty() {
             return Err(RoomFileLoadError::NoIds {
                 path: self.path.clone(),
-                field,
+                field: format!("{label}.image"),
                 image: image.to_string(),
             });
         }
@@ -404,5 +348,22 @@ impl RoomParts<'_, '_> {
             mask.with_names(names)
         };
         Ok(self.load_context.add_labeled_asset(label, mask))
+    }
+
+    /// The id layer `layer` of the file, when it has one: decoded by index, with at
+    /// least one id painted, its ids named as the file lists them.
+    async fn layer<T>(
+        &mut self,
+        label: &'static str,
+        layer: Option<&walkmask::room_file::IdLayer<T>>,
+        name: impl Fn(&T) -> &String,
+    ) -> Result<Option<Handle<WalkMask>>, RoomFileLoadError> {
+        let Some(layer) = layer else {
+            return Ok(None);
+        };
+        let rule = walkmask::DecodeRule::Indexed;
+        let names = names(&layer.ids, name);
+        let handle = self.mask(label, &layer.image, &rule, names, true).await?;
+        Ok(Some(handle))
     }
 }
