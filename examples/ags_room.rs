@@ -21,7 +21,8 @@ fn main() {
             "ags",
             AssetSourceBuilder::platform_default("testdata/ags", None),
         )
-        .add_plugins((DefaultPlugins, example))
+        // The floor and hotspots drawn over the picture (AGS's test room is black).
+        .add_plugins((DefaultPlugins, WalkmaskDebugPlugin, example))
         .run();
 }
 

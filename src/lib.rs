@@ -207,7 +207,7 @@ pub use plan::background_searches;
 pub use plan::{FieldCacheStats, GridCacheStats, NavGridCache, PlannerStatus, WarmFieldCache};
 pub use query::{PathQueryAnswer, PathQueryId, RoomView, WalkQuery, WalkQueryError};
 pub use request::{RequestId, WalkRequest, WalkRoute};
-pub use room::{MaskMapping, WalkAreas, WalkRoom};
+pub use room::{MaskMapping, RoomPending, WalkAreas, WalkRoom};
 pub use scaling::{AreaScale, DepthScale, ScaleMap, WalkScaling};
 pub use steering::WalkInput;
 pub use tuning::{WalkTuning, WarmUpWalkers};

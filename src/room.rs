@@ -775,3 +775,10 @@ pub(crate) fn place_rooms(
         }
     }
 }
+
+/// A room whose parts are still coming (a room made from a room file that has not
+/// loaded yet): walkers sent into it wait, as they do for a room whose mask is
+/// loading. Added by [`FromRoomFile`](crate::room_file::FromRoomFile) and taken away
+/// once the file is applied.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoomPending;

@@ -19,7 +19,7 @@ use crate::facing::{FaceTarget, FacingDirection, turn};
 use crate::outcome::{RequestEnded, RequestOutcome};
 use crate::placement::{Parents, composed_affine, set_world_xy, walker_xy};
 use crate::request::{RequestId, WalkRequest, WalkRoute};
-use crate::room::{MaskMapping, WalkRoom, room_pixel_to_world};
+use crate::room::{MaskMapping, RoomPending, WalkRoom, room_pixel_to_world};
 use crate::walk::accept::accept_request;
 use crate::walk::end::stop_walker;
 use crate::walk::hurry::{Hurried, Hurry};
@@ -527,6 +527,16 @@ pub(crate) fn enter_room(world: &mut World, walker: Entity, room: Entity, spawn:
         .iter(world)
         .find(|(_, point, child_of)| child_of.parent() == room && point.name == spawn)
         .map(|(_, point, _)| (point.at, point.facing));
+    if found.is_none() && world.get::<RoomPending>(room).is_some() {
+        // Its spawn points are still coming (a room file loading): wait for them.
+        if let Ok(mut entity) = world.get_entity_mut(walker) {
+            entity.insert(EnteringRoom {
+                room,
+                spawn: spawn.to_string(),
+            });
+        }
+        return;
+    }
     if let Ok(mut entity) = world.get_entity_mut(walker) {
         entity.remove::<EnteringRoom>();
     }
@@ -570,11 +580,12 @@ pub(crate) fn enter_loaded_rooms(world: &mut World) {
     let ready: Vec<(Entity, Entity, String)> = waiting
         .iter(world)
         .filter(|(_, entering)| {
-            world.get::<WalkRoom>(entering.room).is_none_or(|room| {
-                world
-                    .get_resource::<Assets<WalkMask>>()
-                    .is_some_and(|masks| masks.contains(&room.mask))
-            })
+            world.get::<RoomPending>(entering.room).is_none()
+                && world.get::<WalkRoom>(entering.room).is_none_or(|room| {
+                    world
+                        .get_resource::<Assets<WalkMask>>()
+                        .is_some_and(|masks| masks.contains(&room.mask))
+                })
         })
         .map(|(walker, entering)| (walker, entering.room, entering.spawn.clone()))
         .collect();

@@ -189,6 +189,7 @@ fn room_asset(room: AgsRoom, load_context: &mut LoadContext<'_>, pictures: bool)
         hotspots,
         regions,
         walk_behinds,
+        scale_map: None,
         #[cfg(feature = "sprites")]
         picture,
     }

@@ -49,6 +49,8 @@ type RoomParts = (
 pub(crate) fn apply_room_files(
     mut commands: Commands,
     mut events: MessageReader<AssetEvent<RoomAsset>>,
+    server: Res<AssetServer>,
+    pending: Query<(Entity, &FromRoomFile), With<crate::room::RoomPending>>,
     assets: Res<Assets<RoomAsset>>,
     masks: Res<Assets<WalkMask>>,
     rooms: Query<(Entity, &FromRoomFile, Option<&AppliedRoomFile>)>,
@@ -63,6 +65,14 @@ pub(crate) fn apply_room_files(
             _ => None,
         })
         .collect();
+    // A room whose file failed to load is no longer waited for (walkers sent into it
+    // stay where they are, with a warning, as for a room that is gone).
+    for (room, from) in &pending {
+        if let Some(bevy::asset::LoadState::Failed(error)) = server.get_load_state(&from.0) {
+            warn!("room {room} has no parts: {error}");
+            commands.entity(room).remove::<crate::room::RoomPending>();
+        }
+    }
     for (room, from, applied) in &rooms {
         let id = from.0.id();
         let fresh = applied.is_none_or(|a| a.asset != id);
@@ -99,10 +109,13 @@ pub(crate) fn apply_room_files(
         };
         apply.hotspots(&mut commands, room, &children, &hotspots, look_at);
         apply.spawn_points(&mut commands, room, &children);
-        commands.entity(room).insert(AppliedRoomFile {
-            asset: id,
-            file: asset.file.clone(),
-        });
+        commands
+            .entity(room)
+            .insert(AppliedRoomFile {
+                asset: id,
+                file: asset.file.clone(),
+            })
+            .remove::<crate::room::RoomPending>();
     }
 }
 
@@ -167,19 +180,28 @@ impl Apply<'_> {
             .iter()
             .filter_map(|(id, area)| area.scale.map(|s| (*id, area_scale(s))))
             .collect();
+        let map = match (&file.scale_map, &self.asset.scale_map) {
+            (Some(map), Some(image)) => Some(crate::scaling::ScaleMap {
+                image: image.clone(),
+                min: map.min,
+                max: map.max,
+            }),
+            _ => None,
+        };
+        let had =
+            |p: &RoomFile| p.scale_map.is_some() || p.areas.values().any(|a| a.scale.is_some());
+        let owns = had(file) || self.previous.is_some_and(had);
         match scaling {
-            // Rules the game gave the room stay until the file has its own.
-            Some(mut scaling)
-                if (self.previous.is_some() || !rules.is_empty()) && scaling.areas != rules =>
-            {
-                scaling.areas = rules;
+            // Rules and a map the game gave the room stay until the file has its own.
+            Some(mut scaling) if owns => {
+                let new = WalkScaling { areas: rules, map };
+                if *scaling != new {
+                    *scaling = new;
+                }
             }
             Some(_) => {}
-            None if !rules.is_empty() => {
-                entity.insert(WalkScaling {
-                    areas: rules,
-                    map: None,
-                });
+            None if owns => {
+                entity.insert(WalkScaling { areas: rules, map });
             }
             None => {}
         }
@@ -469,6 +491,9 @@ fn region_of(id: u8, region: &file::Region) -> Region {
     }
     if let Some(light) = region.light {
         made.light = light;
+    }
+    if let Some(fade) = region.fade {
+        made.fade = fade;
     }
     if let Some(speed) = region.speed {
         made.speed = speed;

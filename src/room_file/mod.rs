@@ -22,7 +22,8 @@
 //! ```
 //!
 //! The images are read as the room file's own parts (labeled assets
-//! `lobby.room.ron#walk_mask`, `#hotspots`, `#regions`, `#walk_behinds`), so a change to
+//! `lobby.room.ron#walk_mask`, `#hotspots`, `#regions`, `#walk_behinds`,
+//! `#scale_map`), so a change to
 //! the file or to any of its images reloads them together. A room file changed while
 //! the game runs updates its room in place: hotspots, regions, spawn points and exits
 //! keep their entities (walks and interactions under way go on), moved points move,
@@ -67,6 +68,8 @@ pub struct RoomAsset {
     pub regions: Option<Handle<WalkMask>>,
     /// The walk-behind layer (`#walk_behinds`), when the file has one.
     pub walk_behinds: Option<Handle<WalkMask>>,
+    /// The scale map (`#scale_map`), when the file has one.
+    pub scale_map: Option<Handle<WalkMask>>,
     /// The picture, when the file names one.
     #[cfg(feature = "sprites")]
     pub picture: Option<Handle<bevy::image::Image>>,
@@ -76,7 +79,7 @@ pub struct RoomAsset {
 /// plugin adds the room's components and children once the file has loaded, and
 /// keeps them in step with the file (see the [module](self)).
 #[derive(Component, Clone, Debug, PartialEq)]
-#[require(Transform, Visibility)]
+#[require(Transform, Visibility, crate::room::RoomPending)]
 pub struct FromRoomFile(pub Handle<RoomAsset>);
 
 /// Settings of [`RoomFileLoader`].
@@ -250,6 +253,20 @@ impl AssetLoader for RoomFileLoader {
         let walk_behinds = parts
             .layer("walk_behinds", file.walk_behinds.as_ref(), |w| &w.name)
             .await?;
+        let scale_map = match &file.scale_map {
+            Some(map) => Some(
+                parts
+                    .mask(
+                        "scale_map",
+                        &map.image,
+                        &walkmask::DecodeRule::Indexed,
+                        Default::default(),
+                        false,
+                    )
+                    .await?,
+            ),
+            None => None,
+        };
         #[cfg(feature = "sprites")]
         let picture = file
             .picture
@@ -265,6 +282,7 @@ impl AssetLoader for RoomFileLoader {
             hotspots,
             regions,
             walk_behinds,
+            scale_map,
             #[cfg(feature = "sprites")]
             picture,
         })

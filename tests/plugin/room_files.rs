@@ -31,13 +31,14 @@ fn room_file_text(name: &str, bell: (f32, f32), lamp: bool) -> String {
         r#"(
     size: (64, 48),
     walk_mask: (image: "{name}.walk.png"),
+    scale_map: (image: "{name}.scale.png", min: 0.5, max: 1.5),
     areas: {{ 1: (name: "floor") }},
     hotspots: (image: "{name}.hotspots.ids.png", ids: {{
         1: (name: "bell", walk_to: ({}, {}), facing: Up, verbs: {{"look": FaceOnly}}),
         2: (name: "door", walk_to: (6.5, 44.5)),
         {lamp}
     }}),
-    regions: (image: "{name}.regions.ids.png", ids: {{ 1: (name: "shade", light: 0.5) }}),
+    regions: (image: "{name}.regions.ids.png", ids: {{ 1: (name: "shade", light: 0.5, fade: 3) }}),
     edges: (left: 2),
     exits: [(hotspot: 2, to: "yard", spawn: "from the hall", walk_off: (-4, 44.5))],
     spawn_points: [(name: "start", at: (10.5, 30.5), facing: Right)],
@@ -66,6 +67,9 @@ fn write_room(name: &str) -> String {
             _ => 0,
         },
     );
+    common::write_grey_png(&format!("generated/{name}.scale.png"), (16, 12), |_, y| {
+        (y * 20) as u8
+    });
     common::write_grey_png(
         &format!("generated/{name}.regions.ids.png"),
         (64, 48),
@@ -127,9 +131,15 @@ fn a_room_file_gives_its_room_whole_and_a_walker_acts_on_its_hotspot() {
         let regions = world.get::<WalkRegions>(room).unwrap();
         assert_eq!(regions.regions.len(), 1);
         assert_eq!(
-            (regions.regions[0].name.as_str(), regions.regions[0].light),
-            ("shade", 0.5)
+            (
+                regions.regions[0].name.as_str(),
+                regions.regions[0].light,
+                regions.regions[0].fade
+            ),
+            ("shade", 0.5, 3.0)
         );
+        let map = world.get::<WalkScaling>(room).unwrap().map.clone().unwrap();
+        assert_eq!((map.min, map.max), (0.5, 1.5));
         let bell = hotspot_named(world, room, "bell").unwrap();
         let hotspot = world.get::<Hotspot>(bell).unwrap().clone();
         assert_eq!(hotspot.walk_to, Some(Vec2::new(BELL.0, BELL.1)));
@@ -410,4 +420,81 @@ fn the_guides_room_file_reads() {
     assert_eq!(room.check(), []);
     assert_eq!(room.exits[0].to, "garden");
     assert_eq!(room.hotspots.unwrap().scale, 4);
+}
+
+/// A walker sent into a room made from a room file in the same frame the room is
+/// spawned waits for the file and comes in at its spawn point (before, the spawn point
+/// was not there yet and it stayed where it was).
+#[test]
+fn a_walker_sent_into_a_room_whose_file_is_loading_comes_in_at_its_spawn_point() {
+    for pace in Pace::BOTH {
+        let path = write_room(&format!("room_entered_early_{pace:?}"));
+        let mut app = headless_app(pace.plugin());
+        let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path);
+        let room = app.world_mut().spawn(FromRoomFile(handle)).id();
+        let walker = app
+            .world_mut()
+            .spawn((Walker::new(120.0), Transform::from_xyz(500.0, 500.0, 0.0)))
+            .id();
+        app.world_mut()
+            .commands()
+            .entity(walker)
+            .enter_room(room, "start");
+        let spawn = Vec2::new(10.5 - 32.0, 24.0 - 30.5);
+        common::wait_for(&mut app, 500, |world| {
+            world
+                .get::<Transform>(walker)
+                .is_some_and(|t| t.translation.truncate() == spawn)
+        });
+        assert!(
+            app.world()
+                .get::<bevy_walkmask::EnteringRoom>(walker)
+                .is_none()
+        );
+        assert_eq!(
+            app.world()
+                .get::<bevy_walkmask::CurrentRoom>(walker)
+                .and_then(|c| c.get()),
+            Some(room)
+        );
+    }
+}
+
+/// A walker sent into a room whose file fails to load is not kept waiting: it stays
+/// where it is.
+#[test]
+fn a_walker_sent_into_a_room_whose_file_fails_stays_where_it_is() {
+    write_room("room_entered_failed");
+    let path = "generated/room_entered_failed_bad.room.ron";
+    let bad = room_file_text("room_entered_failed", (500.0, 10.0), false);
+    std::fs::write(asset_file(path), bad).unwrap();
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path);
+    let room = app.world_mut().spawn(FromRoomFile(handle.clone())).id();
+    let walker = app
+        .world_mut()
+        .spawn((Walker::new(120.0), Transform::from_xyz(5.0, 6.0, 0.0)))
+        .id();
+    app.world_mut()
+        .commands()
+        .entity(walker)
+        .enter_room(room, "start");
+    common::wait_for(&mut app, 500, |world| {
+        matches!(
+            world.resource::<AssetServer>().get_load_state(&handle),
+            Some(bevy::asset::LoadState::Failed(_))
+        )
+    });
+    common::run(&mut app, 3);
+    assert!(
+        app.world()
+            .get::<bevy_walkmask::RoomPending>(room)
+            .is_none()
+    );
+    assert!(
+        app.world()
+            .get::<bevy_walkmask::EnteringRoom>(walker)
+            .is_none()
+    );
+    assert_eq!(common::position(&app, walker), Vec2::new(5.0, 6.0));
 }

@@ -52,6 +52,11 @@ pub struct RoomFile {
     pub picture: Option<String>,
     /// The walk mask: where walkers may go, painted in numbered areas.
     pub walk_mask: MaskImage,
+    /// A greyscale image of how big characters are drawn where no area or region
+    /// rule says (the walk mask's size or coarser, stretched over it).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_map: Option<ScaleMapImage>,
     /// Walkable areas by id: names, start states and depth scaling. Areas painted in
     /// the mask and not listed here are enabled, unnamed and unscaled.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -93,6 +98,18 @@ pub struct MaskImage {
     /// its resolution, and so on (Adventure Game Studio's mask resolution).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub scale: u32,
+}
+
+/// A scale map: grey level 0 is `min`, 255 is `max`, linear in between.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleMapImage {
+    /// The image, relative to the room file.
+    pub image: String,
+    /// The scale at grey level 0.
+    pub min: f32,
+    /// The scale at grey level 255.
+    pub max: f32,
 }
 
 /// An id layer's image and what its ids mean.
@@ -217,6 +234,10 @@ pub struct Region {
     /// A colour multiplied into characters inside it: `(r, g, b)`, 0 to 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tint: Option<(f32, f32, f32)>,
+    /// Over how many layer pixels from its edge its tint and light fade in (0 or
+    /// none: at full strength at once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fade: Option<f32>,
     /// A light level for characters inside it: 1 is unchanged, 0 black, 2 twice as
     /// bright.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -241,6 +262,7 @@ impl Default for Region {
             name: String::new(),
             enabled: true,
             tint: None,
+            fade: None,
             light: None,
             scale: None,
             speed: None,
@@ -389,6 +411,7 @@ impl RoomFile {
                 rule: DecodeRule::Indexed,
                 scale: 1,
             },
+            scale_map: None,
             areas: BTreeMap::new(),
             hotspots: None,
             regions: None,
@@ -453,6 +476,15 @@ impl RoomFile {
         };
         let point = |p: RoomPoint| format!("({}, {})", p.0, p.1);
         let outside = format!("outside the room (0, 0) to ({w}, {h})");
+        if let Some(map) = &self.scale_map
+            && !(map.min.is_finite() && map.max.is_finite() && map.min > 0.0 && map.max > 0.0)
+        {
+            problem(
+                "scale_map".into(),
+                format!("(min: {}, max: {})", map.min, map.max),
+                "scales are finite and above 0",
+            );
+        }
         if self.walk_mask.scale == 0 {
             problem("walk_mask.scale".into(), "0".into(), "must be 1 or more");
         }
@@ -512,6 +544,15 @@ impl RoomFile {
                         format!("regions.ids[{id}].speed"),
                         speed.to_string(),
                         "a speed factor is finite and above 0",
+                    );
+                }
+                if let Some(fade) = region.fade
+                    && !(fade.is_finite() && fade >= 0.0)
+                {
+                    problem(
+                        format!("regions.ids[{id}].fade"),
+                        fade.to_string(),
+                        "a fade is finite and not negative",
                     );
                 }
                 if let Some(light) = region.light

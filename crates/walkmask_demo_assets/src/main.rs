@@ -53,6 +53,7 @@
 
 mod dungeon;
 mod garden;
+mod room_files;
 
 use std::f32::consts::PI;
 use std::fs;
@@ -2744,6 +2745,18 @@ fn run(out: &Path) -> Result<(), String> {
     fs::write(&manifest_path, manifest)
         .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
     println!("wrote {}", manifest_path.display());
+
+    // the two rooms as room files; a pillar's baseline is where its front line is
+    let baseline = |pillar: &str| {
+        layers
+            .iter()
+            .find(|(name, ..)| name == pillar)
+            .map(|(_, _, line)| line[0].1)
+            .ok_or(format!("no {pillar} layer"))
+    };
+    let pillars = [baseline("pillar_left")?, baseline("pillar_right")?];
+    room_files::write(&rooms, "lobby", &room_files::lobby(&HOTSPOTS, pillars))?;
+    room_files::write(&rooms, "garden", &room_files::garden(&garden::HOTSPOTS))?;
 
     let atlas = avatar_atlas(PLAYER);
     save(|p| atlas.save(p), &out.join("sprites").join("avatar.png"))?;

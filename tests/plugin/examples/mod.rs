@@ -14,7 +14,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
 
-#[cfg(all(feature = "ags", feature = "picking"))]
+#[cfg(all(feature = "ags", feature = "picking", feature = "debug_overlay"))]
 mod ags_room;
 mod companions;
 mod crowd;

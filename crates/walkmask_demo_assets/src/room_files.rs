@@ -1,0 +1,199 @@
+//! The demo's two rooms as room files (`rooms/lobby.room.ron`, `rooms/garden.room.ron`):
+//! what the pictures and layers are, and what each id means, in room pixels.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use walkmask::room_file::{
+    Area, Direction, Exit, Hotspot, IdLayer, Region, RoomFile, ScaleMapImage, SpawnPoint,
+    VerbPolicy, WalkBehind,
+};
+
+use super::HotspotArt;
+
+/// The scale of characters at grey level 0 and 255 of the lobby's scale map.
+pub(crate) const SCALE_RANGE: (f32, f32) = (0.8, 1.8);
+
+/// The direction named in the hotspot tables.
+fn direction(name: &str) -> Option<Direction> {
+    Some(match name {
+        "up" => Direction::Up,
+        "down" => Direction::Down,
+        "left" => Direction::Left,
+        "right" => Direction::Right,
+        "up_left" => Direction::UpLeft,
+        "up_right" => Direction::UpRight,
+        "down_left" => Direction::DownLeft,
+        "down_right" => Direction::DownRight,
+        _ => return None,
+    })
+}
+
+/// The hotspot layer `image` (a quarter of the room's size) with `spots`; looking is
+/// done from where the walker stands.
+fn hotspots(image: &str, spots: &[HotspotArt]) -> IdLayer<Hotspot> {
+    IdLayer {
+        image: image.into(),
+        scale: 4,
+        ids: spots
+            .iter()
+            .map(|s| {
+                (
+                    s.id,
+                    Hotspot {
+                        name: s.name.into(),
+                        walk_to: Some(s.walk_to),
+                        facing: direction(s.facing),
+                        verbs: [("look".to_string(), VerbPolicy::FaceOnly)].into(),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The lobby: its pillars' baselines are the rows where they stand on the floor.
+pub(crate) fn lobby(spots: &[HotspotArt], pillar_baselines: [f32; 2]) -> RoomFile {
+    let mut room = RoomFile::new((1920, 1080), "lobby.walk.png");
+    room.picture = Some("lobby.png".into());
+    room.scale_map = Some(ScaleMapImage {
+        image: "lobby.scale.png".into(),
+        min: SCALE_RANGE.0,
+        max: SCALE_RANGE.1,
+    });
+    for (id, name, enabled) in [
+        (1, "lobby", true),
+        (2, "garden", true),
+        (3, "rug", true),
+        // The gate opening: the gate starts closed.
+        (4, "gate", false),
+    ] {
+        room.areas.insert(
+            id,
+            Area {
+                name: name.into(),
+                enabled,
+                scale: None,
+            },
+        );
+    }
+    room.hotspots = Some(hotspots("lobby.hotspots.walk.png", spots));
+    let mut regions = BTreeMap::new();
+    regions.insert(
+        1,
+        Region {
+            name: "on the rug".into(),
+            tint: Some((1.0, 0.78, 0.62)),
+            fade: Some(6.0),
+            ..Default::default()
+        },
+    );
+    regions.insert(
+        2,
+        Region {
+            name: "in the garden".into(),
+            tint: Some((0.92, 1.0, 0.86)),
+            light: Some(1.08),
+            ..Default::default()
+        },
+    );
+    room.regions = Some(IdLayer {
+        image: "lobby.regions.walk.png".into(),
+        scale: 4,
+        ids: regions,
+    });
+    room.walk_behinds = Some(IdLayer {
+        image: "lobby.behind.walk.png".into(),
+        scale: 1,
+        ids: [
+            (
+                1,
+                WalkBehind {
+                    name: "left pillar".into(),
+                    baseline: Some(pillar_baselines[0]),
+                },
+            ),
+            (
+                2,
+                WalkBehind {
+                    name: "right pillar".into(),
+                    baseline: Some(pillar_baselines[1]),
+                },
+            ),
+        ]
+        .into(),
+    });
+    // On through the picture's right edge, then into the garden.
+    let garden = spots
+        .iter()
+        .find(|s| s.name == "garden")
+        .expect("the garden hotspot");
+    room.exits.push(Exit {
+        hotspot: garden.id,
+        to: "garden".into(),
+        spawn: "from the lobby".into(),
+        walk_off: Some((garden.walk_to.0 + 110.0, garden.walk_to.1)),
+    });
+    room.spawn_points.push(SpawnPoint {
+        name: "from the garden".into(),
+        at: (1850.0, 540.0),
+        facing: Some(Direction::Left),
+    });
+    room.spawn_points.push(SpawnPoint {
+        name: "the waiter's round".into(),
+        at: (640.0, 600.0),
+        facing: None,
+    });
+    room
+}
+
+/// The garden.
+pub(crate) fn garden(spots: &[HotspotArt]) -> RoomFile {
+    let mut room = RoomFile::new((1920, 1080), "garden.walk.png");
+    room.picture = Some("garden.png".into());
+    room.scale_map = Some(ScaleMapImage {
+        image: "lobby.scale.png".into(),
+        min: SCALE_RANGE.0,
+        max: SCALE_RANGE.1,
+    });
+    room.areas.insert(
+        1,
+        Area {
+            name: "lawn".into(),
+            enabled: true,
+            scale: None,
+        },
+    );
+    room.hotspots = Some(hotspots("garden.hotspots.walk.png", spots));
+    let lobby = spots
+        .iter()
+        .find(|s| s.name == "lobby")
+        .expect("the lobby hotspot");
+    room.exits.push(Exit {
+        hotspot: lobby.id,
+        to: "lobby".into(),
+        spawn: "from the garden".into(),
+        walk_off: Some((lobby.walk_to.0 - 130.0, lobby.walk_to.1)),
+    });
+    room.spawn_points.push(SpawnPoint {
+        name: "from the lobby".into(),
+        at: (110.0, 760.0),
+        facing: Some(Direction::Right),
+    });
+    room
+}
+
+/// Writes `room` as `rooms/NAME.room.ron`.
+pub(crate) fn write(rooms: &Path, name: &str, room: &RoomFile) -> Result<(), String> {
+    let problems = room.check();
+    if !problems.is_empty() {
+        return Err(format!("{name}: {problems:?}"));
+    }
+    let text = room.to_ron().map_err(|e| e.to_string())?;
+    let path = rooms.join(format!("{name}.room.ron"));
+    fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
