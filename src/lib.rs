@@ -228,7 +228,7 @@ pub mod prelude {
     pub use crate::TintedByRegion;
     #[cfg(feature = "debug_overlay")]
     pub use crate::debug::{WalkmaskDebug, WalkmaskDebugPlugin};
-    pub use crate::room_file::FromRoomFile;
+    pub use crate::room_file::{FromRoomFile, RoomFilePart};
     pub use crate::{
         AreaScale, Arrived, Avoidance, Baseline, ClickInput, ClickToWalk, CurrentRoom, Cutscene,
         CutsceneCommandsExt, DepthScale, DepthSorting, EnteringRoom, ExitCommandsExt, FaceTarget,

@@ -192,5 +192,8 @@ fn room_asset(room: AgsRoom, load_context: &mut LoadContext<'_>, pictures: bool)
         scale_map: None,
         #[cfg(feature = "sprites")]
         picture,
+        // The objects of an AGS room draw sprites kept in the game, not in the room.
+        #[cfg(feature = "sprites")]
+        props: Vec::new(),
     }
 }

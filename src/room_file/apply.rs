@@ -34,6 +34,8 @@ pub enum RoomFilePart {
     Hotspot(u8),
     /// The spawn point of this name (`spawn_points`).
     SpawnPoint(String),
+    /// The prop of this name (`props`).
+    Prop(String),
 }
 
 /// The components of a room that [`apply_room_files`] reads and writes.
@@ -109,6 +111,8 @@ pub(crate) fn apply_room_files(
         };
         apply.hotspots(&mut commands, room, &children, &hotspots, look_at);
         apply.spawn_points(&mut commands, room, &children);
+        #[cfg(feature = "sprites")]
+        apply.props(&mut commands, room, &children);
         commands
             .entity(room)
             .insert(AppliedRoomFile {
@@ -422,6 +426,82 @@ impl Apply<'_> {
                         Name::new(format!("spawn point {}", spawn.name)),
                         point,
                         RoomFilePart::SpawnPoint(spawn.name.clone()),
+                        ChildOf(room),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "sprites")]
+impl Apply<'_> {
+    /// The props: one child sprite each, by name, at its place in the room's own
+    /// space (room pixels, the picture centred on the room's origin), sorted by its
+    /// baseline. The game's showing and hiding stays unless the file changes whether
+    /// the prop starts shown.
+    fn props(
+        &self,
+        commands: &mut Commands,
+        room: Entity,
+        children: &BTreeMap<RoomFilePart, Entity>,
+    ) {
+        let listed = &self.file().props;
+        for (part, entity) in children {
+            if let RoomFilePart::Prop(name) = part
+                && !listed.iter().any(|p| &p.name == name)
+            {
+                commands.entity(*entity).despawn();
+            }
+        }
+        let (w, h) = self.file().size;
+        for (i, prop) in listed.iter().enumerate() {
+            let Some(image) = self.asset.props.get(i).cloned() else {
+                // The app has no images: nothing to draw.
+                continue;
+            };
+            let at = Vec3::new(prop.at.0 - w as f32 / 2.0, h as f32 / 2.0 - prop.at.1, 1.0);
+            // No baseline: behind every character (row 0 is the room's top).
+            let baseline = crate::Baseline::Row(prop.baseline.unwrap_or(0.0));
+            let shown = |visible: bool| match visible {
+                true => Visibility::Inherited,
+                false => Visibility::Hidden,
+            };
+            let was = self
+                .previous
+                .and_then(|p| p.props.iter().find(|p| p.name == prop.name));
+            match children.get(&RoomFilePart::Prop(prop.name.clone())) {
+                Some(&entity) => {
+                    let visibility = was
+                        .is_none_or(|was| was.visible != prop.visible)
+                        .then(|| shown(prop.visible));
+                    let moved =
+                        was.is_none_or(|was| was.at != prop.at || was.baseline != prop.baseline);
+                    commands
+                        .entity(entity)
+                        .queue(move |mut entity: EntityWorldMut| {
+                            if let Some(mut sprite) = entity.get_mut::<Sprite>()
+                                && sprite.image != image
+                            {
+                                sprite.image = image;
+                            }
+                            if moved {
+                                entity.insert((Transform::from_translation(at), baseline));
+                            }
+                            if let Some(visibility) = visibility {
+                                entity.insert(visibility);
+                            }
+                        });
+                }
+                None => {
+                    commands.spawn((
+                        Name::new(prop.name.clone()),
+                        RoomFilePart::Prop(prop.name.clone()),
+                        Sprite::from_image(image),
+                        bevy::sprite::Anchor::TOP_LEFT,
+                        Transform::from_translation(at),
+                        baseline,
+                        shown(prop.visible),
                         ChildOf(room),
                     ));
                 }

@@ -8,8 +8,8 @@
 //! [`WalkHotspots`](crate::WalkHotspots) with a child [`Hotspot`](crate::Hotspot) per
 //! id (and [`RoomExit`](crate::RoomExit) on those that lead out),
 //! [`WalkRegions`](crate::WalkRegions), walk-behinds, [`RoomEdges`](crate::RoomEdges),
-//! a child [`SpawnPoint`](crate::SpawnPoint) per spawn point, and its picture as a
-//! `Sprite`.
+//! a child [`SpawnPoint`](crate::SpawnPoint) per spawn point, its picture as a
+//! `Sprite`, and a child `Sprite` per prop, sorted by its [`Baseline`](crate::Baseline).
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -73,6 +73,10 @@ pub struct RoomAsset {
     /// The picture, when the file names one.
     #[cfg(feature = "sprites")]
     pub picture: Option<Handle<bevy::image::Image>>,
+    /// The props' pictures, in the order of the file's `props` (none when the app
+    /// has no images).
+    #[cfg(feature = "sprites")]
+    pub props: Vec<Handle<bevy::image::Image>>,
 }
 
 /// A room made from a room file: put it on an entity (with its `Transform`) and the
@@ -273,6 +277,15 @@ impl AssetLoader for RoomFileLoader {
             .as_ref()
             .filter(|_| self.pictures.get())
             .map(|picture| parts.load_context.load(parts.relative(picture)));
+        #[cfg(feature = "sprites")]
+        let props = match self.pictures.get() {
+            true => file
+                .props
+                .iter()
+                .map(|prop| parts.load_context.load(parts.relative(&prop.image)))
+                .collect(),
+            false => Vec::new(),
+        };
         // Without sprites there are no pictures to load.
         #[cfg(not(feature = "sprites"))]
         let _ = self.pictures.get();
@@ -285,6 +298,8 @@ impl AssetLoader for RoomFileLoader {
             scale_map,
             #[cfg(feature = "sprites")]
             picture,
+            #[cfg(feature = "sprites")]
+            props,
         })
     }
 

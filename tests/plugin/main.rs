@@ -14,6 +14,7 @@ mod avoidance;
 mod chase;
 mod crowds;
 mod cutscene;
+mod demo_rooms;
 mod depth;
 mod determinism;
 mod diagnostics;

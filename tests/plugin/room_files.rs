@@ -498,3 +498,109 @@ fn a_walker_sent_into_a_room_whose_file_fails_stays_where_it_is() {
     );
     assert_eq!(common::position(&app, walker), Vec2::new(5.0, 6.0));
 }
+
+/// A room file with props over the test room: a desk (baseline row 30) and a lamp
+/// that starts hidden; `desk_at` places the desk, `lamp` lists the lamp.
+#[cfg(feature = "sprites")]
+fn props_room_text(name: &str, desk_at: (f32, f32), lamp: bool) -> String {
+    let lamp = if lamp {
+        format!(r#"(name: "lamp", image: "{name}.prop.png", at: (40, 4), visible: false),"#)
+    } else {
+        String::new()
+    };
+    format!(
+        r#"(
+    size: (64, 48),
+    walk_mask: (image: "{name}.walk.png"),
+    props: [
+        (name: "desk", image: "{name}.prop.png", at: ({}, {}), baseline: 30),
+        {lamp}
+    ],
+)
+"#,
+        desk_at.0, desk_at.1
+    )
+}
+
+/// The props of `room`: name, local translation, baseline and visibility.
+#[cfg(feature = "sprites")]
+fn props_of(world: &mut World, room: Entity) -> Vec<(String, Vec2, Baseline, Visibility, Entity)> {
+    let mut props: Vec<_> = world
+        .query::<(
+            Entity,
+            &RoomFilePart,
+            &Transform,
+            &Baseline,
+            &Visibility,
+            &ChildOf,
+        )>()
+        .iter(world)
+        .filter(|(.., c)| c.parent() == room)
+        .filter_map(|(e, part, t, b, v, _)| match part {
+            RoomFilePart::Prop(name) => Some((name.clone(), t.translation.truncate(), *b, *v, e)),
+            _ => None,
+        })
+        .collect();
+    props.sort_by(|a, b| a.0.cmp(&b.0));
+    props
+}
+
+#[cfg(feature = "sprites")]
+#[test]
+fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
+    let name = "room_props";
+    create_generated_dir();
+    common::write_grey_png(
+        &format!("generated/{name}.walk.png"),
+        (64, 48),
+        common::room_pixel,
+    );
+    common::write_grey_png(&format!("generated/{name}.prop.png"), (4, 4), |_, _| 200);
+    let path = format!("generated/{name}.room.ron");
+    std::fs::write(asset_file(&path), props_room_text(name, (10.0, 20.0), true)).unwrap();
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    app.add_plugins(bevy::image::ImagePlugin::default());
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
+    let room = app.world_mut().spawn(FromRoomFile(handle)).id();
+    common::wait_for(&mut app, 500, |world| props_of(world, room).len() == 2);
+    let props = props_of(app.world_mut(), room);
+    // Room pixel (10, 20) of the 64 x 48 room is (-22, 4) in its own space.
+    assert_eq!(
+        (props[0].0.as_str(), props[0].1, props[0].2, props[0].3),
+        (
+            "desk",
+            Vec2::new(-22.0, 4.0),
+            Baseline::Row(30.0),
+            Visibility::Inherited
+        )
+    );
+    // No baseline: behind every character (row 0).
+    assert_eq!(
+        (props[1].0.as_str(), props[1].2, props[1].3),
+        ("lamp", Baseline::Row(0.0), Visibility::Hidden)
+    );
+    let (desk, lamp) = (props[0].4, props[1].4);
+    assert!(app.world().get::<Sprite>(desk).is_some());
+    // The game shows the lamp; the file moves the desk: the same entities, the desk
+    // moved, the lamp still shown.
+    app.world_mut()
+        .entity_mut(lamp)
+        .insert(Visibility::Inherited);
+    std::fs::write(asset_file(&path), props_room_text(name, (12.0, 20.0), true)).unwrap();
+    app.world().resource::<AssetServer>().reload(path.clone());
+    common::wait_for(&mut app, 500, |world| {
+        props_of(world, room)[0].1 == Vec2::new(-20.0, 4.0)
+    });
+    let props = props_of(app.world_mut(), room);
+    assert_eq!((props[0].4, props[1].4), (desk, lamp));
+    assert_eq!(props[1].3, Visibility::Inherited);
+    // The lamp leaves the file: its entity goes.
+    std::fs::write(
+        asset_file(&path),
+        props_room_text(name, (12.0, 20.0), false),
+    )
+    .unwrap();
+    app.world().resource::<AssetServer>().reload(path);
+    common::wait_for(&mut app, 500, |world| props_of(world, room).len() == 1);
+    assert!(app.world().get_entity(lamp).is_err());
+}

@@ -46,6 +46,7 @@ const MIME = {
   ".wasm": "application/wasm",
   ".png": "image/png",
   ".meta": "text/plain; charset=utf-8",
+  ".ron": "text/plain; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
 };
 

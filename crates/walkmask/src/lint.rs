@@ -176,6 +176,18 @@ impl RoomImages {
                     None
                 }
             });
+        // A prop's picture only has to be there.
+        for (i, prop) in room.props.iter().enumerate() {
+            if let Err(e) = image::image_dimensions(dir.join(&prop.image)) {
+                problems.push(Problem {
+                    severity: Severity::Error,
+                    kind: ProblemKind::Image,
+                    message: format!("props[{i}].image = {:?}: {e}", prop.image),
+                    at: None,
+                    pixels: None,
+                });
+            }
+        }
         let images = walk_mask.map(|walk_mask| RoomImages {
             walk_mask,
             hotspots,

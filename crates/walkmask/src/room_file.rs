@@ -82,6 +82,10 @@ pub struct RoomFile {
     /// Named places where characters come into the room.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spawn_points: Vec<SpawnPoint>,
+    /// Pictures placed in the room (furniture, a door that opens, things to pick
+    /// up), each drawn in front of the characters whose feet are above its baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub props: Vec<Prop>,
 }
 
 /// The walk mask's image and how its pixels become area ids.
@@ -343,6 +347,27 @@ pub struct SpawnPoint {
     pub facing: Option<Direction>,
 }
 
+/// A picture placed in the room: furniture drawn again over the characters behind
+/// it, a door that opens, a thing to pick up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prop {
+    /// Its name, as game code finds it (unique in the room).
+    pub name: String,
+    /// Its picture, relative to the room file.
+    pub image: String,
+    /// Where the picture's top-left corner is.
+    pub at: RoomPoint,
+    /// The row where it stands on the floor: characters whose feet are above it are
+    /// drawn behind it, the others in front. None: behind every character.
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f32>,
+    /// Whether it shows when the room starts (game code shows and hides it then).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub visible: bool,
+}
+
 /// Why a room file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum RoomFileError {
@@ -419,6 +444,7 @@ impl RoomFile {
             edges: Edges::default(),
             exits: Vec::new(),
             spawn_points: Vec::new(),
+            props: Vec::new(),
         }
     }
 
@@ -638,6 +664,44 @@ impl RoomFile {
                 );
             }
         }
+        for (i, prop) in self.props.iter().enumerate() {
+            if prop.name.is_empty() {
+                problem(
+                    format!("props[{i}].name"),
+                    "\"\"".into(),
+                    "a prop has a name",
+                );
+            } else if self.props[..i].iter().any(|p| p.name == prop.name) {
+                problem(
+                    format!("props[{i}].name"),
+                    format!("{:?}", prop.name),
+                    "another prop has this name",
+                );
+            }
+            if prop.image.is_empty() {
+                problem(
+                    format!("props[{i}].image"),
+                    "\"\"".into(),
+                    "a prop has a picture",
+                );
+            }
+            if !(prop.at.0.is_finite() && prop.at.1.is_finite()) {
+                problem(
+                    format!("props[{i}].at"),
+                    point(prop.at),
+                    "not a finite point",
+                );
+            }
+            if let Some(row) = prop.baseline
+                && !row.is_finite()
+            {
+                problem(
+                    format!("props[{i}].baseline"),
+                    row.to_string(),
+                    "a baseline is a finite row",
+                );
+            }
+        }
         problems
     }
 }
@@ -720,6 +784,20 @@ mod tests {
             facing: Some(Direction::Down),
         });
         room.edges.left = Some(4.0);
+        room.props.push(Prop {
+            name: "table".into(),
+            image: "props/table.png".into(),
+            at: (120.0, 110.0),
+            baseline: Some(170.0),
+            visible: true,
+        });
+        room.props.push(Prop {
+            name: "open door".into(),
+            image: "props/door.png".into(),
+            at: (290.0, 60.0),
+            baseline: None,
+            visible: false,
+        });
         room
     }
 
@@ -752,6 +830,8 @@ mod tests {
         room.exits[0].hotspot = 9;
         room.spawn_points.push(room.spawn_points[0].clone());
         room.areas.get_mut(&1).unwrap().scale = Some(Scale::Fixed(f32::NAN));
+        room.props[1].name = "table".into();
+        room.props[1].baseline = Some(f32::INFINITY);
         let problems = room.check();
         let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
         assert_eq!(
@@ -760,7 +840,9 @@ mod tests {
                 "areas[1].scale",
                 "hotspots.ids[2].walk_to",
                 "exits[0].hotspot",
-                "spawn_points[1].name"
+                "spawn_points[1].name",
+                "props[1].name",
+                "props[1].baseline"
             ],
             "{problems:?}"
         );

@@ -966,4 +966,23 @@ fn lint_prints_and_draws_what_is_wrong_and_fails_on_errors() {
     let r = run(["lint", s(&file)]);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert!(r.stdout.ends_with("0 errors, 1 warning\n"), "{}", r.stdout);
+    // A prop whose picture is not there is an error that names it.
+    let with_prop = room.replace("(20.5, 3.5)", "(30.5, 15.5)").replace(
+        "spawn_points:",
+        r#"props: [(name: "desk", image: "props/desk.png", at: (2, 2))], spawn_points:"#,
+    );
+    dir.write("hall.room.ron", &with_prop);
+    let r = run(["lint", s(&file)]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("props[0].image = \"props/desk.png\""),
+        "{}",
+        r.stdout
+    );
+    std::fs::create_dir_all(dir.path("props")).unwrap();
+    image::RgbaImage::new(4, 4)
+        .save(dir.path("props/desk.png"))
+        .unwrap();
+    let r = run(["lint", s(&file)]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
 }

@@ -7,14 +7,13 @@
 //! 1 the lawn, 0 blocked), `garden.hotspots.walk.png` at 480 x 270 (1 the way back
 //! to the lobby, 2 the pond) and `garden_hotspots.txt` (the lobby's manifest format).
 
-use std::fs;
 use std::path::Path;
 
 use image::{GrayImage, Luma};
 
 use super::{
-    Canvas, H, HotspotArt, Rgbf, W, Z_WALL, color_grade, fbm, floor_bbox, floor_shadow, hash, hex,
-    hotspot_layer, hotspot_manifest, mix, mul, proj, save, shrub, sky, smoothstep, unproj,
+    Canvas, H, HotspotArt, Rgbf, W, Z_WALL, check_walk_to, color_grade, fbm, floor_bbox,
+    floor_shadow, hash, hex, hotspot_layer, mix, mul, proj, save, shrub, sky, smoothstep, unproj,
     unproj_wall, value_noise,
 };
 
@@ -70,7 +69,17 @@ fn area_at(x: f32, y: f32) -> u8 {
     if z > Z_WALL - 0.4 || pond_sd(u, z) < 0.05 {
         return 0;
     }
-    let in_shrub = SHRUBS.iter().any(|&(su, sz, r)| (u - su).hypot(z - sz) < r);
+    // The four shrubs at the back stand against the hedge's wall: the floor behind
+    // them is out of reach too, and so are the corners beyond the outer two.
+    let in_shrub = SHRUBS.iter().enumerate().any(|(i, &(su, sz, r))| {
+        let behind = z > sz
+            && match i {
+                0 => u < su + r,
+                3 => u > su - r,
+                _ => i < 4 && (u - su).abs() < r,
+            };
+        (u - su).hypot(z - sz) < r || behind
+    });
     u8::from(!in_shrub)
 }
 
@@ -169,7 +178,8 @@ fn draw_floor(c: &mut Canvas) {
     }
 }
 
-/// Draws the garden, writes its picture, walk mask, hotspot layer and manifest.
+/// Draws the garden, writes its picture, walk mask and hotspot layer, and checks that
+/// the avatar fits at every walk-to point.
 pub(super) fn write(rooms: &Path) -> Result<(), String> {
     let mut c = Canvas::new(W, H);
     draw_back(&mut c);
@@ -191,9 +201,5 @@ pub(super) fn write(rooms: &Path) -> Result<(), String> {
     save(|p| mask.save(p), &rooms.join("garden.walk.png"))?;
     let layer = hotspot_layer(&HOTSPOTS, W / 4, H / 4);
     save(|p| layer.save(p), &rooms.join("garden.hotspots.walk.png"))?;
-    let manifest = hotspot_manifest("garden.hotspots.walk.png", &HOTSPOTS, &mask)?;
-    let path = rooms.join("garden_hotspots.txt");
-    fs::write(&path, manifest).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!("wrote {}", path.display());
-    Ok(())
+    check_walk_to(&HOTSPOTS, &mask)
 }

@@ -15,24 +15,26 @@
 //! * `rooms/lobby_half.walk.png`: the same mask at 960 x 540 (use with `scale = 2`);
 //! * `rooms/lobby.regions.walk.png`: the room's region layer at 480 x 270 (a quarter
 //!   of the mask's size), grey level = region id: 1 the rug, 2 the garden;
-//! * `rooms/lobby.hotspots.walk.png` and `rooms/hotspots.txt`: the room's hotspot
-//!   layer at 480 x 270, grey level = hotspot id (1 the bell on the desk, 2 the
-//!   painting, 3 the fountain, 4 the bench, 5 the way on to the garden), and each
-//!   hotspot's name, walk-to point and facing on arrival (checked to be walkable for
-//!   the avatar);
-//! * `rooms/garden.png`, `rooms/garden.walk.png`, `rooms/garden.hotspots.walk.png`
-//!   and `rooms/garden_hotspots.txt`: the second room, the garden (module `garden`);
+//! * `rooms/lobby.hotspots.walk.png`: the room's hotspot layer at 480 x 270, grey
+//!   level = hotspot id (1 the bell on the desk, 2 the painting, 3 the fountain, 4 the
+//!   bench, 5 the way on to the garden);
+//! * `rooms/garden.png`, `rooms/garden.walk.png` and `rooms/garden.hotspots.walk.png`:
+//!   the second room, the garden (module `garden`);
 //! * `rooms/lobby.behind.walk.png`: the walk-behind layer at 1920 x 1080 (the
-//!   picture's size), grey level = id: 1 the left pillar, 2 the right one (their
-//!   baselines are their lines in `props.txt`);
+//!   picture's size), grey level = id: 1 the left pillar, 2 the right one;
 //! * `rooms/lobby.scale.png`: a 240 x 135 scale map, a character's size at each
 //!   floor row (grey 0 = 0.8, 255 = 1.8; read with `DecodeRule::Indexed`);
-//! * `rooms/*.walk.png.meta`: Bevy asset settings that select the `Indexed` rule;
-//! * `rooms/props/*.png` and `rooms/props.txt`: every piece of furniture again on a
-//!   transparent layer, cropped, with the line that decides whether a character is
-//!   in front of it or behind it (for depth sorting);
-//! * `rooms/props/gate_closed.png`, `rooms/props/gate_open.png`: the gate leaf, which
-//!   `lobby.png` leaves out: show the one that matches the state of area 4;
+//! * `rooms/props/*.png`: every piece of furniture again on a transparent layer,
+//!   cropped, to draw over the characters behind it; `gate_closed.png` and
+//!   `gate_open.png` are the gate leaf, which `lobby.png` leaves out: the game shows
+//!   the one that matches the state of area 4;
+//! * `rooms/lobby.room.ron` and `rooms/garden.room.ron`: the two rooms as room files
+//!   (module `room_files`): what each area, hotspot, region and walk-behind id is,
+//!   each hotspot's walk-to point and facing, the exits, spawn points and props, in
+//!   room pixels; written only when `walkmask lint` finds nothing wrong with them
+//!   for the avatar (radius 14) and the avatar fits at every walk-to point;
+//! * `rooms/lobby_half.walk.png.meta`: Bevy asset settings that select the
+//!   `Indexed` rule for the half-resolution mask, which the demo loads by itself;
 //! * `sprites/avatar.png`: a 5 x 5 atlas of 128 x 256 frames (columns: idle and a
 //!   four-frame walk; rows: facing the camera, facing away, facing right, three
 //!   quarters towards the camera and right, three quarters away and right; the left
@@ -1847,6 +1849,15 @@ fn area_at(x: f32, y: f32, props: &[Prop]) -> u8 {
             if f.sd(u, z) < 0.0 {
                 return 0;
             }
+            // The floor between a shrub and the wall behind it is out of reach, and
+            // so is the corner beyond the one in the corner (no sliver of floor that
+            // no one can walk to).
+            if let Footprint::Circle { u: cu, z: cz, r } = *f
+                && p.name == "shrubs"
+                && ((z > cz && (u - cu).abs() < r) || (cu > 6.0 && u > cu && z > cz - r))
+            {
+                return 0;
+            }
         }
     }
     let fence = u - FENCE_U;
@@ -1956,15 +1967,9 @@ fn hotspot_layer(spots: &[HotspotArt], w: u32, h: u32) -> GrayImage {
     })
 }
 
-/// The manifest of the hotspot layer `layer` (its `spots`), after checking that
-/// every walk-to point has room for the avatar on the walk mask `mask` (full size).
-fn hotspot_manifest(layer: &str, spots: &[HotspotArt], mask: &GrayImage) -> Result<String, String> {
-    let mut manifest = format!(
-        "# Hotspots of {layer}. One line per hotspot:\n\
-         # id name walk_x walk_y facing\n\
-         # (walk_x, walk_y) = where a character stands to act on it, in the\n\
-         # 1920 x 1080 room (pixels, y down); facing = the direction it turns to.\n",
-    );
+/// Checks that every walk-to point of `spots` has room for the avatar on the walk
+/// mask `mask` (full size).
+fn check_walk_to(spots: &[HotspotArt], mask: &GrayImage) -> Result<(), String> {
     for h in spots {
         let (wx, wy) = h.walk_to;
         let r = AVATAR_RADIUS as i32 + 1;
@@ -1982,9 +1987,8 @@ fn hotspot_manifest(layer: &str, spots: &[HotspotArt], mask: &GrayImage) -> Resu
                 }
             }
         }
-        manifest.push_str(&format!("{} {} {wx} {wy} {}\n", h.id, h.name, h.facing));
     }
-    Ok(manifest)
+    Ok(())
 }
 
 fn mask(w: u32, h: u32, props: &[Prop]) -> GrayImage {
@@ -2687,12 +2691,7 @@ fn run(out: &Path) -> Result<(), String> {
     save(|p| layer.save(p), &rooms.join("lobby.regions.walk.png"))?;
     let layer = hotspot_layer(&HOTSPOTS, W / 4, H / 4);
     save(|p| layer.save(p), &rooms.join("lobby.hotspots.walk.png"))?;
-    let manifest = hotspot_manifest("lobby.hotspots.walk.png", &HOTSPOTS, &m)?;
-    let manifest_path = rooms.join("hotspots.txt");
-    fs::write(&manifest_path, manifest)
-        .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
-    println!("wrote {}", manifest_path.display());
-    // the grey level is the area id: tell the Bevy loader to decode with `Indexed`
+    check_walk_to(&HOTSPOTS, &m)?;
     // the scale map: a character's size at each floor row, coarse (it changes with
     // depth only), grey = (scale - SCALE_MIN) / (SCALE_MAX - SCALE_MIN) * 255
     let scales = GrayImage::from_fn(W / 8, H / 8, |_, y| {
@@ -2702,49 +2701,37 @@ fn run(out: &Path) -> Result<(), String> {
     });
     save(|p| scales.save(p), &rooms.join("lobby.scale.png"))?;
     garden::write(&rooms)?;
-    for name in [
-        "lobby.walk.png",
-        "lobby_half.walk.png",
-        "lobby.regions.walk.png",
-        "lobby.hotspots.walk.png",
-        "lobby.behind.walk.png",
-        "lobby.scale.png",
-        "garden.walk.png",
-        "garden.hotspots.walk.png",
-    ] {
-        let meta = rooms.join(format!("{name}.meta"));
-        fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
-        println!("wrote {}", meta.display());
-    }
+    // The demo swaps the lobby's mask for the half-resolution one itself (the `H`
+    // key): the grey level is the area id, decoded with `Indexed`.
+    let meta = rooms.join("lobby_half.walk.png.meta");
+    fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
+    println!("wrote {}", meta.display());
 
-    // prop layers, cropped, and their manifest
-    let mut manifest = String::from(
-        "# Furniture layers for depth sorting. One line per layer:\n\
-         # name x y width height ax ay bx by\n\
-         # (x, y) = top-left of the image in the 1920 x 1080 room (pixels, y down).\n\
-         # A character whose feet are to the left of the directed line A -> B\n\
-         # (cross product > 0 in y-down pixels) is behind the layer.\n\
-         # Layers are listed back to front; gate_closed and gate_open are not part\n\
-         # of lobby.png (show one of them), all others are (drawn again on top).\n",
-    );
+    // The furniture again, cropped, as the lobby's props: each drawn over the
+    // characters behind its line. The pillars are walk-behinds cut from the picture
+    // instead; a slanted line (the fence, the closed gate) is no single row, and the
+    // game sorts those itself.
+    let mut room_props = Vec::new();
     for (name, layer, line) in &layers {
+        if name.starts_with("pillar") {
+            continue;
+        }
         let Some((x, y, w, h)) = layer.alpha_bbox() else {
             continue;
         };
         let img = image::imageops::crop_imm(&layer.to_rgba(), x, y, w, h).to_image();
-        save(
-            |p| img.save(p),
-            &rooms.join("props").join(format!("{name}.png")),
-        )?;
-        manifest.push_str(&format!(
-            "{name} {x} {y} {w} {h} {:.1} {:.1} {:.1} {:.1}\n",
-            line[0].0, line[0].1, line[1].0, line[1].1
-        ));
+        let image = format!("props/{name}.png");
+        save(|p| img.save(p), &rooms.join(&image))?;
+        let level = (line[0].1 - line[1].1).abs() < 0.05;
+        room_props.push(walkmask::room_file::Prop {
+            name: name.clone(),
+            image,
+            at: (x as f32, y as f32),
+            baseline: level.then_some((line[0].1 * 10.0).round() / 10.0),
+            // The gate starts closed.
+            visible: name != "gate_open",
+        });
     }
-    let manifest_path = rooms.join("props.txt");
-    fs::write(&manifest_path, manifest)
-        .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
-    println!("wrote {}", manifest_path.display());
 
     // the two rooms as room files; a pillar's baseline is where its front line is
     let baseline = |pillar: &str| {
@@ -2755,7 +2742,11 @@ fn run(out: &Path) -> Result<(), String> {
             .ok_or(format!("no {pillar} layer"))
     };
     let pillars = [baseline("pillar_left")?, baseline("pillar_right")?];
-    room_files::write(&rooms, "lobby", &room_files::lobby(&HOTSPOTS, pillars))?;
+    room_files::write(
+        &rooms,
+        "lobby",
+        &room_files::lobby(&HOTSPOTS, pillars, room_props),
+    )?;
     room_files::write(&rooms, "garden", &room_files::garden(&garden::HOTSPOTS))?;
 
     let atlas = avatar_atlas(PLAYER);

@@ -6,11 +6,13 @@ use std::fs;
 use std::path::Path;
 
 use walkmask::room_file::{
-    Area, Direction, Exit, Hotspot, IdLayer, Region, RoomFile, ScaleMapImage, SpawnPoint,
+    Area, Direction, Exit, Hotspot, IdLayer, Prop, Region, RoomFile, ScaleMapImage, SpawnPoint,
     VerbPolicy, WalkBehind,
 };
 
-use super::HotspotArt;
+use walkmask::lint;
+
+use super::{AVATAR_RADIUS, HotspotArt};
 
 /// The scale of characters at grey level 0 and 255 of the lobby's scale map.
 pub(crate) const SCALE_RANGE: (f32, f32) = (0.8, 1.8);
@@ -55,7 +57,12 @@ fn hotspots(image: &str, spots: &[HotspotArt]) -> IdLayer<Hotspot> {
 }
 
 /// The lobby: its pillars' baselines are the rows where they stand on the floor.
-pub(crate) fn lobby(spots: &[HotspotArt], pillar_baselines: [f32; 2]) -> RoomFile {
+/// Its props are drawn over the characters behind them.
+pub(crate) fn lobby(
+    spots: &[HotspotArt],
+    pillar_baselines: [f32; 2],
+    props: Vec<Prop>,
+) -> RoomFile {
     let mut room = RoomFile::new((1920, 1080), "lobby.walk.png");
     room.picture = Some("lobby.png".into());
     room.scale_map = Some(ScaleMapImage {
@@ -137,6 +144,11 @@ pub(crate) fn lobby(spots: &[HotspotArt], pillar_baselines: [f32; 2]) -> RoomFil
         walk_off: Some((garden.walk_to.0 + 110.0, garden.walk_to.1)),
     });
     room.spawn_points.push(SpawnPoint {
+        name: "start".into(),
+        at: (1140.0, 870.0),
+        facing: Some(Direction::Down),
+    });
+    room.spawn_points.push(SpawnPoint {
         name: "from the garden".into(),
         at: (1850.0, 540.0),
         facing: Some(Direction::Left),
@@ -146,6 +158,7 @@ pub(crate) fn lobby(spots: &[HotspotArt], pillar_baselines: [f32; 2]) -> RoomFil
         at: (640.0, 600.0),
         facing: None,
     });
+    room.props = props;
     room
 }
 
@@ -185,11 +198,20 @@ pub(crate) fn garden(spots: &[HotspotArt]) -> RoomFile {
     room
 }
 
-/// Writes `room` as `rooms/NAME.room.ron`.
+/// Writes `room` as `rooms/NAME.room.ron`, once the lint finds nothing wrong with it
+/// for the avatar (`walkmask lint --radius 14`).
 pub(crate) fn write(rooms: &Path, name: &str, room: &RoomFile) -> Result<(), String> {
-    let problems = room.check();
+    let (images, mut problems) = lint::RoomImages::open(room, rooms);
+    let options = lint::LintOptions {
+        walker_radius: Some(AVATAR_RADIUS),
+        ..Default::default()
+    };
+    if let Some(images) = &images {
+        problems.extend(lint::lint_room(room, images, &options));
+    }
     if !problems.is_empty() {
-        return Err(format!("{name}: {problems:?}"));
+        let problems: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+        return Err(format!("{name}: {}", problems.join("; ")));
     }
     let text = room.to_ron().map_err(|e| e.to_string())?;
     let path = rooms.join(format!("{name}.room.ron"));
