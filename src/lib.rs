@@ -176,7 +176,7 @@ pub use chase::WalkChase;
 pub use crowd::{Avoidance, TILE_WAIT_SECONDS};
 pub use cutscene::{Cutscene, CutsceneCommandsExt, InCutscene};
 #[cfg(feature = "debug_overlay")]
-pub use debug::{WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
+pub use debug::{RoomLint, WalkmaskDebug, WalkmaskDebugPlugin, WalkmaskGizmos};
 pub use depth::{Baseline, DepthSorting};
 pub use diagnostics::WalkmaskDiagnosticsPlugin;
 pub use facing::{FaceTarget, Facing, FacingDirection, SectorBorders};

@@ -604,3 +604,56 @@ fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
     common::wait_for(&mut app, 500, |world| props_of(world, room).len() == 1);
     assert!(app.world().get_entity(lamp).is_err());
 }
+
+/// A room file over a 64 x 48 mask split by a wall at x = 32, with a spawn point on
+/// the left and, with `right`, one on the right.
+#[cfg(feature = "debug_overlay")]
+fn split_room_text(name: &str, right: bool) -> String {
+    let right = if right {
+        r#"(name: "right", at: (48.5, 24.5)),"#
+    } else {
+        ""
+    };
+    format!(
+        r#"(
+    size: (64, 48),
+    walk_mask: (image: "{name}.walk.png"),
+    spawn_points: [(name: "left", at: (10.5, 24.5)), {right}],
+)
+"#
+    )
+}
+
+#[cfg(feature = "debug_overlay")]
+#[test]
+fn the_debug_overlay_lints_a_room_file_and_lints_it_again_when_it_changes() {
+    use bevy_walkmask::walkmask::lint::ProblemKind;
+    use bevy_walkmask::{RoomLint, WalkmaskDebugPlugin};
+
+    let name = "room_linted";
+    create_generated_dir();
+    common::write_grey_png(&format!("generated/{name}.walk.png"), (64, 48), |x, _| {
+        u8::from(x != 32)
+    });
+    let path = format!("generated/{name}.room.ron");
+    std::fs::write(asset_file(&path), split_room_text(name, false)).unwrap();
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    app.add_plugins(WalkmaskDebugPlugin);
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
+    let room = app.world_mut().spawn(FromRoomFile(handle)).id();
+    let kinds = |world: &World| {
+        world
+            .get::<RoomLint>(room)
+            .map(|lint| lint.problems.iter().map(|p| p.kind).collect::<Vec<_>>())
+    };
+    common::wait_for(&mut app, 500, |world| kinds(world).is_some());
+    // The floor right of the wall: an island no spawn point reaches, marked there.
+    assert_eq!(kinds(app.world()), Some(vec![ProblemKind::Island]));
+    let lint = app.world().get::<RoomLint>(room).unwrap();
+    assert_eq!(lint.problems[0].at, Some((33.5, 0.5)));
+    assert_eq!(lint.errors().count(), 0);
+    // A spawn point on the right: linted again, nothing wrong.
+    std::fs::write(asset_file(&path), split_room_text(name, true)).unwrap();
+    app.world().resource::<AssetServer>().reload(path);
+    common::wait_for(&mut app, 500, |world| kinds(world) == Some(vec![]));
+}

@@ -7,7 +7,8 @@
 //!   and walk-to points off the floor;
 //! - **warnings**: a room with no spawn points, islands of floor no spawn point
 //!   reaches, pinch points narrower than a walker's diameter (from the clearance
-//!   transform), walk-to points out of reach of every spawn point, hotspot pixels no
+//!   transform), spawn and walk-to points nearer a wall than the walker's radius,
+//!   walk-to points out of reach of every spawn point, hotspot pixels no
 //!   hotspot claims, stray pixels (an id painted in a speck of one or two pixels: an
 //!   anti-aliased edge or a slip of the brush), and areas, hotspots, regions and
 //!   walk-behinds listed without pixels.
@@ -67,6 +68,9 @@ pub enum ProblemKind {
     NoSpawnPoint,
     /// A passage narrower than the walker's diameter between two wider parts.
     Pinch,
+    /// A spawn or walk-to point on the floor where the walker does not fit (closer to
+    /// a wall than its radius): it stands or stops somewhere else.
+    Cramped,
     /// Hotspot pixels whose id no hotspot of the file claims.
     Unclaimed,
     /// An id painted in a speck of one or two pixels.
@@ -345,8 +349,41 @@ pub fn lint_room(room: &RoomFile, images: &RoomImages, options: &LintOptions) ->
     if let Some(radius) = options.walker_radius
         && radius.is_finite()
         && radius > 0.0
+        && let Ok(wide) = NavGrid::with_clearance(mask.clone(), enabled, radius / scale as f32)
     {
-        lint.pinches(&grid, mask, enabled, radius, scale);
+        // Points on the floor where the walker does not fit.
+        let walk_to = room.hotspots.iter().flat_map(|layer| {
+            layer.ids.iter().filter_map(|(id, hotspot)| {
+                let p = hotspot.walk_to?;
+                Some((
+                    format!("hotspots.ids[{id}] ({:?}): its walk_to", hotspot.name),
+                    p,
+                ))
+            })
+        });
+        let spawns = room
+            .spawn_points
+            .iter()
+            .enumerate()
+            .map(|(i, spawn)| (format!("spawn_points[{i}] ({:?})", spawn.name), spawn.at));
+        for (what, p) in spawns.chain(walk_to) {
+            if let Some((x, y)) = to_mask(p)
+                && grid.region(x, y).is_some()
+                && wide.region(x, y).is_none()
+            {
+                lint.push(
+                    Severity::Warning,
+                    ProblemKind::Cramped,
+                    format!(
+                        "{what} ({}, {}) is nearer a wall than a walker of radius {radius} fits",
+                        p.0, p.1
+                    ),
+                    Some(p),
+                    None,
+                );
+            }
+        }
+        lint.pinches(&grid, &wide, scale, radius);
     }
     if let (Some(layer), Some(image)) = (&room.hotspots, &images.hotspots) {
         lint.unclaimed(layer, image);
@@ -533,22 +570,11 @@ impl Lint {
     }
 
     /// Passages narrower than a walker of `radius` room pixels between floor wide
-    /// enough for it: where the floor a walker of that radius can stand on splits
+    /// enough for it (`wide`, the floor such a walker can stand on): where the floor a walker of that radius can stand on splits
     /// into parts that the floor itself joins. The narrow pixels are shared out
     /// between the parts by a breadth-first fill from all of them at once; a pinch
     /// point is where two parts' shares meet.
-    fn pinches(
-        &mut self,
-        grid: &NavGrid,
-        mask: &WalkMask,
-        enabled: AreaSet,
-        radius: f32,
-        scale: u32,
-    ) {
-        let mask_radius = radius / scale as f32;
-        let Ok(wide) = NavGrid::with_clearance(mask.clone(), enabled, mask_radius) else {
-            return;
-        };
+    fn pinches(&mut self, grid: &NavGrid, wide: &NavGrid, scale: u32, radius: f32) {
         let (w, h) = (grid.width() as usize, grid.height() as usize);
         // The part of the wide floor each pixel is nearest to through the floor.
         let mut part = vec![u32::MAX; w * h];
@@ -759,6 +785,28 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(lint_room(&room, &RoomImages::new(mask), &thin), []);
+    }
+
+    #[test]
+    fn points_where_the_walker_does_not_fit_are_cramped() {
+        let mask = WalkMask::from_fn(30, 12, |_, _| 1).unwrap();
+        let mut room = RoomFile::new((30, 12), "m.png");
+        room.spawn_points.push(spawn((15.5, 6.5)));
+        // In the corner: on the floor, a pixel from the mask's edge.
+        room.spawn_points.push(spawn((0.5, 0.5)));
+        let options = LintOptions {
+            walker_radius: Some(3.0),
+            ..Default::default()
+        };
+        let problems = lint_room(&room, &RoomImages::new(mask.clone()), &options);
+        assert_eq!(kinds(&problems), [ProblemKind::Cramped], "{problems:?}");
+        assert_eq!(problems[0].at, Some((0.5, 0.5)));
+        assert!(problems[0].message.starts_with("spawn_points[1]"));
+        // Without a walker radius nothing is cramped.
+        assert_eq!(
+            lint_room(&room, &RoomImages::new(mask), &LintOptions::default()),
+            []
+        );
     }
 
     #[test]

@@ -33,8 +33,9 @@
 //!   each hotspot's walk-to point and facing, the exits, spawn points and props, in
 //!   room pixels; written only when `walkmask lint` finds nothing wrong with them
 //!   for the avatar (radius 14) and the avatar fits at every walk-to point;
-//! * `rooms/lobby_half.walk.png.meta`: Bevy asset settings that select the
-//!   `Indexed` rule for the half-resolution mask, which the demo loads by itself;
+//! * `rooms/*.walk.png.meta`, `rooms/lobby.scale.png.meta`: Bevy asset settings that
+//!   select the `Indexed` rule, for the examples that load the masks and layers one
+//!   by one (a room file's images need none);
 //! * `sprites/avatar.png`: a 5 x 5 atlas of 128 x 256 frames (columns: idle and a
 //!   four-frame walk; rows: facing the camera, facing away, facing right, three
 //!   quarters towards the camera and right, three quarters away and right; the left
@@ -2701,11 +2702,23 @@ fn run(out: &Path) -> Result<(), String> {
     });
     save(|p| scales.save(p), &rooms.join("lobby.scale.png"))?;
     garden::write(&rooms)?;
-    // The demo swaps the lobby's mask for the half-resolution one itself (the `H`
-    // key): the grey level is the area id, decoded with `Indexed`.
-    let meta = rooms.join("lobby_half.walk.png.meta");
-    fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
-    println!("wrote {}", meta.display());
+    // The masks and layers loaded one by one (by the examples, and by the demo's `H`
+    // key) rather than through a room file: the grey level is the id, decoded with
+    // `Indexed`.
+    for name in [
+        "lobby.walk.png",
+        "lobby_half.walk.png",
+        "lobby.regions.walk.png",
+        "lobby.hotspots.walk.png",
+        "lobby.behind.walk.png",
+        "lobby.scale.png",
+        "garden.walk.png",
+        "garden.hotspots.walk.png",
+    ] {
+        let meta = rooms.join(format!("{name}.meta"));
+        fs::write(&meta, MASK_META).map_err(|e| format!("cannot write {}: {e}", meta.display()))?;
+        println!("wrote {}", meta.display());
+    }
 
     // The furniture again, cropped, as the lobby's props: each drawn over the
     // characters behind its line. The pillars are walk-behinds cut from the picture

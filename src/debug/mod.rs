@@ -1,6 +1,9 @@
 //! Debug overlay (cargo feature `debug_overlay`): the mask tinted by area over each
 //! room, its region and hotspot layers tinted by id with their names, walkers'
-//! current paths, targets, clicks and radii, and obstacles' footprints.
+//! current paths, targets, clicks and radii, obstacles' footprints, and what the lint
+//! finds in rooms made from room files.
+
+mod lint;
 
 use bevy::asset::RenderAssetUsages;
 use bevy::color::ColorToPacked;
@@ -16,6 +19,8 @@ use crate::request::WalkRequest;
 use crate::room::{WalkAreas, WalkRoom};
 use crate::walk::job::PathJob;
 use crate::walker::{WalkPath, Walker};
+
+pub use lint::RoomLint;
 
 /// Switches the debug overlay on and off at runtime. Default: on.
 ///
@@ -63,8 +68,11 @@ pub struct WalkmaskGizmos;
 /// and hotspot layers over it (regions tinted by id, hotspots striped by id, grey
 /// when disabled) with each id's name at its centre, walk-to and spawn points, room
 /// edges and walk-behind baselines, walkers'
-/// remaining paths, their targets and radii, paths being planned, recent clicks and
-/// the footprints of [`WalkObstacle`]s (faint when not solid).
+/// remaining paths, their targets and radii, paths being planned, recent clicks, the
+/// footprints of [`WalkObstacle`]s (faint when not solid), and, on rooms made from
+/// room files, what the lint finds for the widest walker ([`RoomLint`]: islands,
+/// pinch points, points off the floor or out of reach, stray ids; red for errors,
+/// orange for warnings, each logged once).
 ///
 /// Add it next to [`WalkmaskPlugin`](crate::WalkmaskPlugin). It does nothing harmful
 /// when the app has no gizmos (no `GizmoPlugin`: no lines) or no images (no
@@ -93,11 +101,13 @@ impl Plugin for WalkmaskDebugPlugin {
                 (
                     (update_mask_overlays, update_layer_overlays)
                         .run_if(resource_exists::<Assets<Image>>),
+                    lint::lint_rooms.run_if(resource_exists::<Assets<crate::room_file::RoomAsset>>),
                     (
                         draw_walkers,
                         draw_footprints,
                         draw_room_marks,
                         draw_layer_names,
+                        lint::draw_lint,
                     )
                         .run_if(gizmos_ready)
                         .after(bevy::transform::TransformSystems::Propagate),
