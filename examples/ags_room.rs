@@ -1,9 +1,12 @@
-//! An Adventure Game Studio room, brought over as it is: room 3 of AGS's own test game
-//! as AGS 3.6.3 compiled it (`testdata/ags/3.6.3/room3.crm`), loaded as a room.
+//! Adventure Game Studio rooms, brought over as they are, from AGS's own test games
+//! (`testdata/ags`): room 3 as AGS 3.6.3 compiles it (room format 36306), the same
+//! room as AGS 3.6.2 compiled it (format 33), and room 1 of the AGS 4 test game, an
+//! AGS 4 room folder (`Rooms/1`, `data.xml` and its PNG masks).
 //!
 //! `cargo run --example ags_room` (needs a display). Click to walk: the player walks
-//! the room's walkable areas (two small squares, as AGS's test painted them); point
-//! at a hotspot to see its name, as AGS names it.
+//! the room's walkable areas (two small squares, as AGS's test painted them; the AGS
+//! 4 room has none); point at a hotspot to see its name, as AGS names it; `N` shows
+//! the next room.
 //!
 //! One handle makes the whole room: `FromRoomFile(assets.load("…/room3.crm"))` gives
 //! the entity its picture, walk mask, hotspots (children named as in AGS) and
@@ -26,11 +29,28 @@ fn main() {
         .run();
 }
 
+/// The rooms, in the order `N` shows them: the asset and what it is.
+pub const ROOMS: [(&str, &str); 3] = [
+    (
+        "ags://3.6.3/room3.crm",
+        "room 3, compiled by AGS 3.6.3 (room format 36306)",
+    ),
+    (
+        "ags://3.6.2/room3.crm",
+        "room 3, compiled by AGS 3.6.2 (room format 33)",
+    ),
+    (
+        "ags://4.0/Rooms/1/data.xml",
+        "room 1, an AGS 4 room folder (no walkable areas painted)",
+    ),
+];
+
 /// The example itself, as a plugin (the `ags` asset source is the app's).
 pub fn example(app: &mut App) {
     app.add_plugins(WalkmaskPlugin::default())
+        .init_resource::<Shown>()
         .add_systems(Startup, setup)
-        .add_systems(Update, put_the_player_on_the_floor)
+        .add_systems(Update, (next_room, put_the_player_on_the_floor, show_title))
         .add_observer(name_on_hover)
         .add_observer(
             |_: On<Pointer<Out>>, mut caption: Query<&mut Text, With<Caption>>| {
@@ -41,9 +61,17 @@ pub fn example(app: &mut App) {
         );
 }
 
-/// The AGS room.
+/// The AGS room shown.
 #[derive(Component)]
 pub struct AgsRoom;
+
+/// Which of [`ROOMS`] is shown.
+#[derive(Resource, Default)]
+pub struct Shown(pub usize);
+
+/// The line of text at the bottom: the room shown.
+#[derive(Component)]
+pub struct Title;
 
 /// The line of text at the top: the hotspot under the pointer.
 #[derive(Component)]
@@ -58,11 +86,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             ..OrthographicProjection::default_2d()
         }),
     ));
-    commands.spawn((
-        Name::new("room3"),
-        AgsRoom,
-        FromRoomFile(assets.load("ags://3.6.3/room3.crm")),
-    ));
+    commands.spawn((AgsRoom, FromRoomFile(assets.load(ROOMS[0].0))));
     commands.spawn((
         Walker::new(120.0),
         PlayerWalker,
@@ -81,10 +105,61 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             ..default()
         },
     ));
+    commands.spawn((
+        Title,
+        Text::new(""),
+        Node {
+            position_type: PositionType::Absolute,
+            left: Val::Px(10.0),
+            bottom: Val::Px(10.0),
+            ..default()
+        },
+    ));
+}
+
+/// `N`: the next room in place of this one; the player waits, hidden, until it is
+/// put on the new room's floor.
+fn next_room(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut shown: ResMut<Shown>,
+    rooms: Query<Entity, With<AgsRoom>>,
+    player: Query<Entity, With<PlayerWalker>>,
+    mut caption: Query<&mut Text, With<Caption>>,
+    assets: Res<AssetServer>,
+    mut commands: Commands,
+) {
+    if !keys.just_pressed(KeyCode::KeyN) {
+        return;
+    }
+    if let Ok(mut text) = caption.single_mut() {
+        text.0.clear();
+    }
+    for room in &rooms {
+        commands.entity(room).despawn();
+    }
+    shown.0 = (shown.0 + 1) % ROOMS.len();
+    commands.spawn((AgsRoom, FromRoomFile(assets.load(ROOMS[shown.0].0))));
+    for player in &player {
+        commands
+            .entity(player)
+            .stop_walking()
+            .insert(Visibility::Hidden);
+    }
+}
+
+/// The room shown, and how to show the next.
+fn show_title(shown: Res<Shown>, mut title: Query<&mut Text, With<Title>>) {
+    if let Ok(mut text) = title.single_mut() {
+        let line = format!("{}  |  N: next room", ROOMS[shown.0].1);
+        if text.0 != line {
+            text.0 = line;
+        }
+    }
 }
 
 /// AGS rooms have no spawn points (characters are placed by the game): once the
-/// room's walk mask has loaded, the player stands in the middle of walkable area 1.
+/// room's walk mask has loaded, the player stands in the middle of its first
+/// walkable area (and stays hidden in a room without one).
 fn put_the_player_on_the_floor(
     rooms: Query<(&WalkRoom, &GlobalTransform), With<AgsRoom>>,
     masks: Res<Assets<WalkMask>>,
@@ -102,12 +177,13 @@ fn put_the_player_on_the_floor(
     let Some(mask) = masks.get(&room.mask) else {
         return;
     };
-    let Some((top, bottom)) = mask.area_rows(1) else {
+    let Some((area, (top, bottom))) = (1..=255u8).find_map(|id| Some((id, mask.area_rows(id)?)))
+    else {
         return;
     };
     let y = (top + bottom) / 2;
     let row: Vec<u32> = (0..mask.width())
-        .filter(|&x| mask.area_at(x, y) == Some(1))
+        .filter(|&x| mask.area_at(x, y) == Some(area))
         .collect();
     let Some(&x) = row.get(row.len() / 2) else {
         return;
