@@ -110,17 +110,17 @@ impl AssetLoader for AgsFolderLoader {
         for name in FOLDER_FILES {
             let at = load_context.path().resolve_embed(&AssetPath::parse(name));
             let read = load_context.read_asset_bytes(at.clone()).await;
-            files.push((name, read.map_err(|e| (at.to_string(), e.to_string()))));
+            files.push((name, read.map_err(|e| (at.to_string(), io_error(e)))));
         }
         let room = AgsRoom::read_folder_with(
             &xml,
             |name| match files.iter().find(|(n, _)| *n == name) {
                 Some((_, Ok(bytes))) => Ok(bytes.clone()),
-                Some((_, Err((at, detail)))) => Err(AgsError::Io {
+                // The background is optional: a file that is not there is "not
+                // found" to the reader; any other failure to read it is an error.
+                Some((_, Err((at, (kind, detail))))) => Err(AgsError::Io {
                     path: at.clone(),
-                    // The background is optional: a file that is not there is "not
-                    // found" to the reader.
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, detail.clone()),
+                    source: std::io::Error::new(*kind, detail.clone()),
                 }),
                 None => Err(AgsError::Io {
                     path: name.to_string(),
@@ -136,6 +136,19 @@ impl AssetLoader for AgsFolderLoader {
     fn extensions(&self) -> &[&str] {
         &["xml"]
     }
+}
+
+/// What kind of failure reading a file of the folder was, and what it said.
+fn io_error(e: bevy::asset::ReadAssetBytesError) -> (std::io::ErrorKind, String) {
+    use bevy::asset::ReadAssetBytesError as Read;
+    use bevy::asset::io::AssetReaderError;
+    let kind = match &e {
+        Read::AssetReaderError(AssetReaderError::NotFound(_)) => std::io::ErrorKind::NotFound,
+        Read::AssetReaderError(AssetReaderError::Io(source)) => source.kind(),
+        Read::Io { source, .. } => source.kind(),
+        _ => std::io::ErrorKind::Other,
+    };
+    (kind, e.to_string())
 }
 
 fn limits(settings: &RoomFileLoaderSettings) -> walkmask::MaskLimits {

@@ -657,3 +657,48 @@ fn the_debug_overlay_lints_a_room_file_and_lints_it_again_when_it_changes() {
     app.world().resource::<AssetServer>().reload(path);
     common::wait_for(&mut app, 500, |world| kinds(world) == Some(vec![]));
 }
+
+/// An AGS 4 room folder whose background cannot be read (a folder where the picture
+/// should be) fails to load naming it: only a background that is not there at all is
+/// optional.
+#[test]
+fn an_ags_room_folder_whose_background_cannot_be_read_fails_naming_it() {
+    let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/ags");
+    create_generated_dir();
+    let folder = asset_file("generated/ags_unreadable");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("background0.png")).unwrap();
+    for file in [
+        "data.xml",
+        "walkableareas.png",
+        "hotspots.png",
+        "regions.png",
+        "walkbehinds.png",
+    ] {
+        std::fs::copy(format!("{testdata}/4.0/Rooms/1/{file}"), folder.join(file)).unwrap();
+    }
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    let handle: Handle<RoomAsset> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("generated/ags_unreadable/data.xml");
+    let mut state = None;
+    for _ in 0..500 {
+        app.update();
+        match app.world().resource::<AssetServer>().get_load_state(&handle) {
+            Some(bevy::asset::LoadState::Failed(e)) => {
+                state = Some(Err(e.to_string()));
+                break;
+            }
+            Some(bevy::asset::LoadState::Loaded) => {
+                state = Some(Ok(()));
+                break;
+            }
+            _ => {}
+        }
+    }
+    match state {
+        Some(Err(e)) => assert!(e.contains("background0.png"), "{e}"),
+        other => panic!("the room loaded without its background: {other:?}"),
+    }
+}
