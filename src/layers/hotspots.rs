@@ -178,9 +178,15 @@ pub struct Hotspot {
     /// nearest to it), and it acts there whatever that is.
     pub walk_to: Option<Vec2>,
     /// What the walker faces on arrival at the walk-to point. `None`: the hotspot
-    /// (where it was clicked, or its pixel nearest to the walk-to point). A verb done
-    /// [`WalkPolicy::FaceOnly`] faces the hotspot itself.
+    /// ([`look_at`](Self::look_at), else where it was clicked, else its pixel nearest
+    /// to the walk-to point). A verb done [`WalkPolicy::FaceOnly`] faces the hotspot
+    /// itself.
     pub face: Option<FaceTarget>,
+    /// The point of it that walkers look at, in room pixels like
+    /// [`walk_to`](Self::walk_to) (mapped through the room's placement when a walker
+    /// acts): a face on the painting, the handle of a door. `None`: where it was
+    /// clicked, else its pixel nearest to the walk-to point.
+    pub look_at: Option<Vec2>,
     /// How near the walk-to point (world units) a walk must end to count as arrived
     /// (a crowd may keep a walker off the point itself). `None`: 2.5 times the
     /// walker's radius, at least 8. A walker kept off the point by another that
@@ -207,6 +213,7 @@ impl Hotspot {
             enabled: true,
             walk_to: None,
             face: None,
+            look_at: None,
             arrival_radius: None,
             cursor: None,
             walk: WalkPolicy::WalkThenAct,
@@ -232,6 +239,21 @@ impl Hotspot {
     /// Walkers face `face` on arrival.
     pub fn with_face(mut self, face: FaceTarget) -> Self {
         self.face = Some(face);
+        self
+    }
+
+    /// Walkers look at `point` of it (room pixels, see [`Hotspot::look_at`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_walkmask::Hotspot;
+    /// let painting = Hotspot::new(2, "painting")
+    ///     .with_walk_to(Vec2::new(330.0, 450.0))
+    ///     .with_look_at(Vec2::new(330.0, 120.0));
+    /// assert_eq!(painting.look_at, Some(Vec2::new(330.0, 120.0)));
+    /// ```
+    pub fn with_look_at(mut self, point: Vec2) -> Self {
+        self.look_at = Some(point);
         self
     }
 
@@ -587,9 +609,15 @@ pub(crate) fn start_interaction(
         .arrival_radius
         .filter(|r| r.is_finite() && *r >= 0.0)
         .unwrap_or_else(|| (2.5 * radius).max(8.0));
-    // What it looks at: the point picked, else the hotspot itself.
-    let look_at =
-        at.or_else(|| nearest_hotspot_pixel(world, hotspot, spot.id, walk_to.unwrap_or(position)));
+    // What it looks at: its own look-at point, else the point picked, else the
+    // hotspot itself.
+    let authored = spot
+        .look_at
+        .zip(room)
+        .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel));
+    let look_at = authored
+        .or(at)
+        .or_else(|| nearest_hotspot_pixel(world, hotspot, spot.id, walk_to.unwrap_or(position)));
     let face = spot.face.or(look_at.map(FaceTarget::Point));
     let mut interacting = Interacting {
         hotspot,

@@ -7,7 +7,6 @@ use bevy::prelude::*;
 use walkmask::room_file::{self as file, RoomFile};
 
 use super::{FromRoomFile, RoomAsset};
-use crate::asset::WalkMask;
 use crate::facing::{FaceTarget, FacingDirection};
 use crate::layers::{
     Hotspot, RoomEdges, RoomExit, SpawnPoint, UnreachablePolicy, Verb, WalkPolicy,
@@ -54,7 +53,6 @@ pub(crate) fn apply_room_files(
     server: Res<AssetServer>,
     pending: Query<(Entity, &FromRoomFile), With<crate::room::RoomPending>>,
     assets: Res<Assets<RoomAsset>>,
-    masks: Res<Assets<WalkMask>>,
     rooms: Query<(Entity, &FromRoomFile, Option<&AppliedRoomFile>)>,
     mut parts: Query<RoomParts>,
     made: Query<(Entity, &RoomFilePart, &ChildOf)>,
@@ -103,13 +101,7 @@ pub(crate) fn apply_room_files(
             world_scale,
         };
         apply.room(&mut commands, room, walk_room, regions, scaling);
-        let look_at = |p: file::RoomPoint| -> Option<Vec2> {
-            let global = global?;
-            let mask = masks.get(&asset.walk_mask)?;
-            let room = WalkRoom::new(asset.walk_mask.clone()).with_scale(apply.mask_scale());
-            room.room_pixel_to_world(&room.mapping(global, mask.size()), Vec2::new(p.0, p.1))
-        };
-        apply.hotspots(&mut commands, room, &children, &hotspots, look_at);
+        apply.hotspots(&mut commands, room, &children, &hotspots);
         apply.spawn_points(&mut commands, room, &children);
         #[cfg(feature = "sprites")]
         apply.props(&mut commands, room, &children);
@@ -321,7 +313,6 @@ impl Apply<'_> {
         room: Entity,
         children: &BTreeMap<RoomFilePart, Entity>,
         current: &Query<&Hotspot>,
-        look_at: impl Fn(file::RoomPoint) -> Option<Vec2>,
     ) {
         let listed = self
             .file()
@@ -340,11 +331,10 @@ impl Apply<'_> {
         for (id, listed) in &listed {
             let mut hotspot = Hotspot::new(*id, listed.name.clone());
             hotspot.walk_to = listed.walk_to.map(|(x, y)| Vec2::new(x, y));
-            hotspot.face = match (listed.facing, listed.look_at) {
-                (Some(direction), _) => Some(FaceTarget::Direction(facing(direction))),
-                (None, Some(point)) => look_at(point).map(FaceTarget::Point),
-                (None, None) => None,
-            };
+            hotspot.face = listed
+                .facing
+                .map(|direction| FaceTarget::Direction(facing(direction)));
+            hotspot.look_at = listed.look_at.map(|(x, y)| Vec2::new(x, y));
             for (verb, policy) in &listed.verbs {
                 hotspot = hotspot.with_verb(Verb::new(verb.clone()), walk_policy(*policy));
             }

@@ -242,6 +242,52 @@ fn walk_then_act_arrives_once_facing_the_hotspot() {
     }
 }
 
+/// A hotspot's own look-at point (room pixels), without a facing: the walker walks to
+/// the walk-to point and turns to that point (left of it), not to the hotspot's
+/// pixels (up); looked at in place, it turns to it from where it stands.
+#[test]
+fn a_hotspots_look_at_point_is_what_the_walker_turns_to() {
+    for pace in Pace::BOTH {
+        let mut r = room(pace, 1, vault());
+        let bell = r.bell;
+        r.app.world_mut().entity_mut(bell).insert(
+            Hotspot::new(1, "bell")
+                .with_walk_to(Vec2::new(42.5, 20.5))
+                .with_look_at(Vec2::new(36.5, 20.5))
+                .with_verb(Verb::LOOK, WalkPolicy::FaceOnly),
+        );
+        let walker = spawn_walker(&mut r.app, Walker::new(120.0), px(36, 44));
+        let mut clock = pace.clock();
+        clock.frame(&mut r.app);
+        interact(&mut r.app, walker, bell, Verb::INTERACT);
+        until_ended(&mut r, &mut clock, walker, 300);
+        assert_eq!(
+            r.app.world().resource::<Endings>().of(walker),
+            [(bell, End::Arrived)],
+            "{pace:?}"
+        );
+        assert!(position(&r.app, walker).distance(px(42, 20)) < 1e-3);
+        assert_eq!(
+            r.app.world().get::<Facing>(walker).map(|f| f.direction),
+            Some(FacingDirection::Left),
+            "{pace:?}"
+        );
+        // From (42, 20) the look-at point (42, 44) is below: looked at in place.
+        r.app
+            .world_mut()
+            .get_mut::<Hotspot>(bell)
+            .unwrap()
+            .look_at = Some(Vec2::new(42.5, 44.5));
+        interact(&mut r.app, walker, bell, Verb::LOOK);
+        clock.frame(&mut r.app);
+        assert_eq!(
+            r.app.world().get::<Facing>(walker).map(|f| f.direction),
+            Some(FacingDirection::Down),
+            "{pace:?}"
+        );
+    }
+}
+
 /// Without a walk-to point, the walker goes as near the point picked as it can (the
 /// sign is on the wall) and acts there.
 #[test]

@@ -34,7 +34,7 @@ fn room_file_text(name: &str, bell: (f32, f32), lamp: bool) -> String {
     scale_map: (image: "{name}.scale.png", min: 0.5, max: 1.5),
     areas: {{ 1: (name: "floor") }},
     hotspots: (image: "{name}.hotspots.ids.png", ids: {{
-        1: (name: "bell", walk_to: ({}, {}), facing: Up, verbs: {{"look": FaceOnly}}),
+        1: (name: "bell", walk_to: ({}, {}), facing: Up, look_at: (55.5, 10.5), verbs: {{"look": FaceOnly}}),
         2: (name: "door", walk_to: (6.5, 44.5)),
         {lamp}
     }}),
@@ -143,6 +143,8 @@ fn a_room_file_gives_its_room_whole_and_a_walker_acts_on_its_hotspot() {
         let bell = hotspot_named(world, room, "bell").unwrap();
         let hotspot = world.get::<Hotspot>(bell).unwrap().clone();
         assert_eq!(hotspot.walk_to, Some(Vec2::new(BELL.0, BELL.1)));
+        // Its look-at point stays in room pixels.
+        assert_eq!(hotspot.look_at, Some(Vec2::new(55.5, 10.5)));
         assert_eq!(
             hotspot.face,
             Some(FaceTarget::Direction(FacingDirection::Up))
