@@ -287,22 +287,7 @@ fn setup(
             WalkInput::default(),
             // Turns on the spot before walking off, 50 ms a direction.
             Facing::eight().with_turn_seconds(0.05),
-            Avatar::default(),
-            // Four walking frames, a step of 42 room pixels each at full size: the
-            // frame follows the distance walked, so the feet do not slide.
-            WalkCycle::new(4, 42.0),
-            Baseline::Feet,
-            TintedByRegion::default(),
-            Sprite::from_atlas_image(
-                assets.load("sprites/avatar.png"),
-                TextureAtlas {
-                    layout: layout.clone(),
-                    index: 0,
-                },
-            ),
-            Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
-            Transform::from_xyz(0.0, 0.0, 25.0),
-            Visibility::Hidden,
+            character(assets.load("sprites/avatar.png"), layout.clone()),
         ))
         .observe(show)
         .enter_room(entity, "start");
@@ -319,20 +304,7 @@ fn setup(
             next: 1,
             pause: WAITER_PAUSE,
         },
-        Avatar::default(),
-        WalkCycle::new(4, 42.0),
-        Baseline::Feet,
-        TintedByRegion::default(),
-        Sprite::from_atlas_image(
-            assets.load("sprites/waiter.png"),
-            TextureAtlas {
-                layout: layout.clone(),
-                index: 0,
-            },
-        ),
-        Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
-        Transform::from_xyz(0.0, 0.0, 25.0),
-        Visibility::Hidden,
+        character(assets.load("sprites/waiter.png"), layout.clone()),
     ));
     waiter
         .observe(show)
@@ -367,6 +339,24 @@ fn setup(
         },
         panel,
     ));
+}
+
+/// What the avatar and the waiter both are: an animated sprite from the atlas `sheet`
+/// (feet 8 px above the frame bottom), sorted by its feet, tinted by the region it is
+/// in, hidden until it comes into a room.
+fn character(sheet: Handle<Image>, layout: Handle<TextureAtlasLayout>) -> impl Bundle {
+    (
+        Avatar::default(),
+        // Four walking frames, a step of 42 room pixels each at full size: the frame
+        // follows the distance walked, so the feet do not slide.
+        WalkCycle::new(4, 42.0),
+        Baseline::Feet,
+        TintedByRegion::default(),
+        Sprite::from_atlas_image(sheet, TextureAtlas { layout, index: 0 }),
+        Anchor(Vec2::new(0.0, -0.5 + 8.0 / 256.0)),
+        Transform::from_xyz(0.0, 0.0, 25.0),
+        Visibility::Hidden,
+    )
 }
 
 /// The lobby's fence and gate props, once its room file has made them: the demo sorts
@@ -765,8 +755,8 @@ fn check_layers(room: Res<Room>, query: WalkQuery, mut done: Local<[bool; 2]>) {
     }
 }
 
-/// Logs `ready` once the room's picture and walk mask have loaded: from then on a
-/// click walks (the browser test waits for this line).
+/// Logs `ready` once the room's picture and walk mask have loaded and the avatar
+/// has come in: from then on a click walks (the browser test waits for this line).
 fn announce_ready(
     mut done: ResMut<Loaded>,
     time: Res<Time<Real>>,
@@ -774,8 +764,9 @@ fn announce_ready(
     masks: Res<Assets<WalkMask>>,
     assets: Res<AssetServer>,
     sprites: Query<&Sprite>,
+    entering: Query<(), (With<PlayerWalker>, With<EnteringRoom>)>,
 ) {
-    if done.0 || !masks.contains(&room.full) {
+    if done.0 || !masks.contains(&room.full) || !entering.is_empty() {
         return;
     }
     let Ok(sprite) = sprites.get(room.entity) else {

@@ -273,11 +273,7 @@ fn a_hotspots_look_at_point_is_what_the_walker_turns_to() {
             "{pace:?}"
         );
         // From (42, 20) the look-at point (42, 44) is below: looked at in place.
-        r.app
-            .world_mut()
-            .get_mut::<Hotspot>(bell)
-            .unwrap()
-            .look_at = Some(Vec2::new(42.5, 44.5));
+        r.app.world_mut().get_mut::<Hotspot>(bell).unwrap().look_at = Some(Vec2::new(42.5, 44.5));
         interact(&mut r.app, walker, bell, Verb::LOOK);
         clock.frame(&mut r.app);
         assert_eq!(

@@ -687,7 +687,11 @@ fn an_ags_room_folder_whose_background_cannot_be_read_fails_naming_it() {
     let mut state = None;
     for _ in 0..500 {
         app.update();
-        match app.world().resource::<AssetServer>().get_load_state(&handle) {
+        match app
+            .world()
+            .resource::<AssetServer>()
+            .get_load_state(&handle)
+        {
             Some(bevy::asset::LoadState::Failed(e)) => {
                 state = Some(Err(e.to_string()));
                 break;

@@ -476,18 +476,11 @@ impl RoomFile {
     /// means none. (What needs the images, such as a walk-to point off the floor, is
     /// the lint's: `walkmask lint`.)
     pub fn check(&self) -> Vec<RoomFileProblem> {
-        let mut problems = Vec::new();
-        let mut problem = |field: String, value: String, what: &str| {
-            problems.push(RoomFileProblem {
-                field,
-                value,
-                problem: what.to_string(),
-            })
-        };
+        let mut c = Checks::default();
         let (w, h) = self.size;
         if w == 0 || h == 0 {
-            problem(
-                "size".into(),
+            c.problem(
+                "size",
                 format!("({w}, {h})"),
                 "a room is at least one pixel each way",
             );
@@ -500,38 +493,33 @@ impl RoomFile {
                 && p.0 <= w as f32
                 && p.1 <= h as f32
         };
-        let point = |p: RoomPoint| format!("({}, {})", p.0, p.1);
         let outside = format!("outside the room (0, 0) to ({w}, {h})");
         if let Some(map) = &self.scale_map
-            && !(map.min.is_finite() && map.max.is_finite() && map.min > 0.0 && map.max > 0.0)
+            && !(Number::Positive.holds(map.min) && Number::Positive.holds(map.max))
         {
-            problem(
-                "scale_map".into(),
+            c.problem(
+                "scale_map",
                 format!("(min: {}, max: {})", map.min, map.max),
                 "scales are finite and above 0",
             );
         }
         if self.walk_mask.scale == 0 {
-            problem("walk_mask.scale".into(), "0".into(), "must be 1 or more");
+            c.problem("walk_mask.scale", "0", "must be 1 or more");
         }
         for (id, area) in &self.areas {
             if *id == 0 {
-                problem(
-                    "areas".into(),
-                    "0".into(),
-                    "area 0 is blocked floor, not an area",
-                );
+                c.problem("areas", "0", "area 0 is blocked floor, not an area");
             }
-            check_scale(&format!("areas[{id}].scale"), area.scale, &mut problem);
+            c.scale(&format!("areas[{id}].scale"), area.scale);
         }
-        check_layer("hotspots", self.hotspots.as_ref(), &mut problem);
-        check_layer("regions", self.regions.as_ref(), &mut problem);
-        check_layer("walk_behinds", self.walk_behinds.as_ref(), &mut problem);
+        c.layer("hotspots", self.hotspots.as_ref());
+        c.layer("regions", self.regions.as_ref());
+        c.layer("walk_behinds", self.walk_behinds.as_ref());
         if let Some(layer) = &self.walk_behinds
             && layer.scale != 1
         {
-            problem(
-                "walk_behinds.scale".into(),
+            c.problem(
+                "walk_behinds.scale",
                 layer.scale.to_string(),
                 "a walk-behind layer is the picture's size (scale 1)",
             );
@@ -542,13 +530,13 @@ impl RoomFile {
                     if let Some(p) = p
                         && !inside(p)
                     {
-                        problem(format!("hotspots.ids[{id}].{what}"), point(p), &outside);
+                        c.problem(format!("hotspots.ids[{id}].{what}"), point(p), &outside);
                     }
                 }
                 if let UnreachablePolicy::ActWithin(d) = hotspot.unreachable
-                    && !(d.is_finite() && d >= 0.0)
+                    && !Number::NotNegative.holds(d)
                 {
-                    problem(
+                    c.problem(
                         format!("hotspots.ids[{id}].unreachable"),
                         format!("ActWithin({d})"),
                         "a distance is finite and not negative",
@@ -558,43 +546,31 @@ impl RoomFile {
         }
         if let Some(regions) = &self.regions {
             for (id, region) in &regions.ids {
-                check_scale(
-                    &format!("regions.ids[{id}].scale"),
-                    region.scale,
-                    &mut problem,
+                let field = |name: &str| format!("regions.ids[{id}].{name}");
+                c.scale(&field("scale"), region.scale);
+                c.number(
+                    field("speed"),
+                    region.speed,
+                    Number::Positive,
+                    "a speed factor is finite and above 0",
                 );
-                if let Some(speed) = region.speed
-                    && !(speed.is_finite() && speed > 0.0)
-                {
-                    problem(
-                        format!("regions.ids[{id}].speed"),
-                        speed.to_string(),
-                        "a speed factor is finite and above 0",
-                    );
-                }
-                if let Some(fade) = region.fade
-                    && !(fade.is_finite() && fade >= 0.0)
-                {
-                    problem(
-                        format!("regions.ids[{id}].fade"),
-                        fade.to_string(),
-                        "a fade is finite and not negative",
-                    );
-                }
-                if let Some(light) = region.light
-                    && !(light.is_finite() && light >= 0.0)
-                {
-                    problem(
-                        format!("regions.ids[{id}].light"),
-                        light.to_string(),
-                        "a light level is finite and not negative",
-                    );
-                }
+                c.number(
+                    field("fade"),
+                    region.fade,
+                    Number::NotNegative,
+                    "a fade is finite and not negative",
+                );
+                c.number(
+                    field("light"),
+                    region.light,
+                    Number::NotNegative,
+                    "a light level is finite and not negative",
+                );
                 if let Some((r, g, b)) = region.tint
-                    && ![r, g, b].iter().all(|c| c.is_finite() && *c >= 0.0)
+                    && ![r, g, b].iter().all(|v| Number::NotNegative.holds(*v))
                 {
-                    problem(
-                        format!("regions.ids[{id}].tint"),
+                    c.problem(
+                        field("tint"),
                         format!("({r}, {g}, {b})"),
                         "tint channels are finite and not negative",
                     );
@@ -603,15 +579,12 @@ impl RoomFile {
         }
         if let Some(walk_behinds) = &self.walk_behinds {
             for (id, walk_behind) in &walk_behinds.ids {
-                if let Some(row) = walk_behind.baseline
-                    && !row.is_finite()
-                {
-                    problem(
-                        format!("walk_behinds.ids[{id}].baseline"),
-                        row.to_string(),
-                        "a baseline is a finite row",
-                    );
-                }
+                c.number(
+                    format!("walk_behinds.ids[{id}].baseline"),
+                    walk_behind.baseline,
+                    Number::Finite,
+                    "a baseline is a finite row",
+                );
             }
         }
         for (name, value) in [
@@ -620,15 +593,12 @@ impl RoomFile {
             ("top", self.edges.top),
             ("bottom", self.edges.bottom),
         ] {
-            if let Some(v) = value
-                && !v.is_finite()
-            {
-                problem(
-                    format!("edges.{name}"),
-                    v.to_string(),
-                    "an edge is a finite line",
-                );
-            }
+            c.number(
+                format!("edges.{name}"),
+                value,
+                Number::Finite,
+                "an edge is a finite line",
+            );
         }
         for (i, exit) in self.exits.iter().enumerate() {
             let listed = self
@@ -636,7 +606,7 @@ impl RoomFile {
                 .as_ref()
                 .is_some_and(|h| h.ids.contains_key(&exit.hotspot));
             if !listed {
-                problem(
+                c.problem(
                     format!("exits[{i}].hotspot"),
                     exit.hotspot.to_string(),
                     "no hotspot of that id is listed in hotspots.ids",
@@ -645,7 +615,7 @@ impl RoomFile {
             if let Some(p) = exit.walk_off
                 && !(p.0.is_finite() && p.1.is_finite())
             {
-                problem(
+                c.problem(
                     format!("exits[{i}].walk_off"),
                     point(p),
                     "not a finite point",
@@ -654,10 +624,10 @@ impl RoomFile {
         }
         for (i, spawn) in self.spawn_points.iter().enumerate() {
             if !inside(spawn.at) {
-                problem(format!("spawn_points[{i}].at"), point(spawn.at), &outside);
+                c.problem(format!("spawn_points[{i}].at"), point(spawn.at), &outside);
             }
             if self.spawn_points[..i].iter().any(|s| s.name == spawn.name) {
-                problem(
+                c.problem(
                     format!("spawn_points[{i}].name"),
                     format!("{:?}", spawn.name),
                     "another spawn point has this name",
@@ -666,75 +636,112 @@ impl RoomFile {
         }
         for (i, prop) in self.props.iter().enumerate() {
             if prop.name.is_empty() {
-                problem(
-                    format!("props[{i}].name"),
-                    "\"\"".into(),
-                    "a prop has a name",
-                );
+                c.problem(format!("props[{i}].name"), "\"\"", "a prop has a name");
             } else if self.props[..i].iter().any(|p| p.name == prop.name) {
-                problem(
+                c.problem(
                     format!("props[{i}].name"),
                     format!("{:?}", prop.name),
                     "another prop has this name",
                 );
             }
             if prop.image.is_empty() {
-                problem(
-                    format!("props[{i}].image"),
-                    "\"\"".into(),
-                    "a prop has a picture",
-                );
+                c.problem(format!("props[{i}].image"), "\"\"", "a prop has a picture");
             }
             if !(prop.at.0.is_finite() && prop.at.1.is_finite()) {
-                problem(
+                c.problem(
                     format!("props[{i}].at"),
                     point(prop.at),
                     "not a finite point",
                 );
             }
-            if let Some(row) = prop.baseline
-                && !row.is_finite()
-            {
-                problem(
-                    format!("props[{i}].baseline"),
-                    row.to_string(),
-                    "a baseline is a finite row",
-                );
-            }
+            c.number(
+                format!("props[{i}].baseline"),
+                prop.baseline,
+                Number::Finite,
+                "a baseline is a finite row",
+            );
         }
-        problems
+        c.problems
     }
 }
 
-/// An id layer's scale and ids.
-fn check_layer<T>(
-    name: &str,
-    layer: Option<&IdLayer<T>>,
-    problem: &mut impl FnMut(String, String, &str),
-) {
-    let Some(layer) = layer else { return };
-    if layer.scale == 0 {
-        problem(format!("{name}.scale"), "0".into(), "must be 1 or more");
-    }
-    if layer.ids.contains_key(&0) {
-        problem(format!("{name}.ids"), "0".into(), "id 0 is \"none\"");
+/// A point as a room file writes it.
+fn point(p: RoomPoint) -> String {
+    format!("({}, {})", p.0, p.1)
+}
+
+/// What a number of a room file must be.
+#[derive(Clone, Copy)]
+enum Number {
+    /// Finite.
+    Finite,
+    /// Finite and 0 or more.
+    NotNegative,
+    /// Finite and above 0.
+    Positive,
+}
+
+impl Number {
+    fn holds(self, v: f32) -> bool {
+        v.is_finite()
+            && match self {
+                Number::Finite => true,
+                Number::NotNegative => v >= 0.0,
+                Number::Positive => v > 0.0,
+            }
     }
 }
 
-fn check_scale(field: &str, scale: Option<Scale>, problem: &mut impl FnMut(String, String, &str)) {
-    let good = |s: f32| s.is_finite() && s > 0.0;
-    match scale {
-        Some(Scale::Fixed(s)) if !good(s) => problem(
-            field.into(),
-            format!("Fixed({s})"),
-            "a scale is finite and above 0",
-        ),
-        Some(Scale::Linear { top, bottom }) if !(good(top) && good(bottom)) => problem(
-            field.into(),
-            format!("Linear(top: {top}, bottom: {bottom})"),
-            "a scale is finite and above 0",
-        ),
-        _ => {}
+/// The problems [`RoomFile::check`] has found.
+#[derive(Default)]
+struct Checks {
+    problems: Vec<RoomFileProblem>,
+}
+
+impl Checks {
+    fn problem(&mut self, field: impl Into<String>, value: impl Into<String>, what: &str) {
+        self.problems.push(RoomFileProblem {
+            field: field.into(),
+            value: value.into(),
+            problem: what.to_string(),
+        });
+    }
+
+    /// `value` of `field`, when it is given, is a `rule` number.
+    fn number(&mut self, field: String, value: Option<f32>, rule: Number, what: &str) {
+        if let Some(v) = value
+            && !rule.holds(v)
+        {
+            self.problem(field, v.to_string(), what);
+        }
+    }
+
+    /// An id layer's scale and ids.
+    fn layer<T>(&mut self, name: &str, layer: Option<&IdLayer<T>>) {
+        let Some(layer) = layer else { return };
+        if layer.scale == 0 {
+            self.problem(format!("{name}.scale"), "0", "must be 1 or more");
+        }
+        if layer.ids.contains_key(&0) {
+            self.problem(format!("{name}.ids"), "0", "id 0 is \"none\"");
+        }
+    }
+
+    fn scale(&mut self, field: &str, scale: Option<Scale>) {
+        let good = |s: f32| Number::Positive.holds(s);
+        match scale {
+            Some(Scale::Fixed(s)) if !good(s) => self.problem(
+                field,
+                format!("Fixed({s})"),
+                "a scale is finite and above 0",
+            ),
+            Some(Scale::Linear { top, bottom }) if !(good(top) && good(bottom)) => self.problem(
+                field,
+                format!("Linear(top: {top}, bottom: {bottom})"),
+                "a scale is finite and above 0",
+            ),
+            _ => {}
+        }
     }
 }
 
