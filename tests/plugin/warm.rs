@@ -25,8 +25,8 @@ use bevy_walkmask::prelude::*;
 use bevy_walkmask::{FieldCacheStats, NavGridCache, WarmFieldCache};
 use common::{
     LOAD_UPDATES, MASK_SIZE, create_generated_dir, deterministic, headless_app, load_mask,
-    path_stays_on, pixel_of, position, px, request, room_pixel, run, run_until, spawn_walker,
-    wait_for, write_grey_png, write_indexed_meta,
+    path_stays_on, pixel_of, position, px, request, room_pixel, run, spawn_walker, wait_for,
+    write_grey_png, write_indexed_meta,
 };
 
 // ---------------------------------------------------------------- test masks
@@ -97,14 +97,29 @@ fn stats(world: &World) -> FieldCacheStats {
 
 /// Waits until `walker` has arrived `n` times.
 fn arrived(app: &mut App, walker: Entity, n: usize) {
-    run_until(app, 600, |w| {
-        w.resource::<Log>()
+    // The warm plugin answers when a search is ready (`WhenReady`), and searches
+    // share the task pool with warm-ups: the frames wait a little for the pool, so a
+    // machine busy with other work still sees the walk arrive (game time is 16 ms a
+    // frame whatever the wall clock does).
+    let start = std::time::Instant::now();
+    loop {
+        app.update();
+        let arrivals = app
+            .world()
+            .resource::<Log>()
             .arrived
             .iter()
             .filter(|e| **e == walker)
-            .count()
-            >= n
-    });
+            .count();
+        if arrivals >= n {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "walker {walker} arrived {arrivals} times of {n} in 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 fn length(path: &[Vec2]) -> f32 {
