@@ -663,6 +663,7 @@ fn the_debug_overlay_lints_a_room_file_and_lints_it_again_when_it_changes() {
 /// An AGS 4 room folder whose background cannot be read (a folder where the picture
 /// should be) fails to load naming it: only a background that is not there at all is
 /// optional.
+#[cfg(feature = "ags")]
 #[test]
 fn an_ags_room_folder_whose_background_cannot_be_read_fails_naming_it() {
     let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/ags");
