@@ -42,7 +42,8 @@ pub struct RoomLint {
     pub walker_radius: Option<f32>,
     /// The problems, errors first.
     pub problems: Vec<Problem>,
-    /// What the problems were found for.
+    /// What the problems were found for: the room file as applied, and `key`.
+    file: RoomFile,
     key: LintKey,
 }
 
@@ -55,20 +56,20 @@ impl RoomLint {
     }
 }
 
-/// What a lint depends on: the file, its images' revisions, the walker radius.
-#[derive(Clone, Debug, PartialEq)]
+/// What a lint depends on besides the room file: its images' revisions and the
+/// walker radius (tenths of a room pixel).
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct LintKey {
-    file: RoomFile,
     images: [Option<u64>; 4],
     radius: Option<u32>,
 }
 
-/// A lint under way.
+/// A lint under way: it hands back the file it linted with the problems.
 #[derive(Component)]
 pub(super) struct LintTask {
     key: LintKey,
     radius: Option<f32>,
-    task: Task<Vec<Problem>>,
+    task: Task<(RoomFile, Vec<Problem>)>,
 }
 
 /// Starts a lint of each room made from a room file whose file, images or widest
@@ -99,14 +100,15 @@ pub(super) fn lint_rooms(
         .reduce(f32::max);
     for (room, from, applied, global, lint, task) in &mut rooms {
         if let Some(mut task) = task {
-            if let Some(problems) = check_ready(&mut task.task) {
+            if let Some((file, problems)) = check_ready(&mut task.task) {
                 for problem in &problems {
                     warn!("room {room}: {}", problem.message);
                 }
                 commands.entity(room).remove::<LintTask>().insert(RoomLint {
                     walker_radius: task.radius,
                     problems,
-                    key: task.key.clone(),
+                    file,
+                    key: task.key,
                 });
             }
             continue;
@@ -127,7 +129,6 @@ pub(super) fn lint_rooms(
         let world_scale = global.scale().x.abs().max(f32::EPSILON);
         let radius = widest.map(|r| r / world_scale);
         let key = LintKey {
-            file: applied.file.clone(),
             images: [
                 Some(walk_mask.revision()),
                 layers[0].map(WalkMask::revision),
@@ -136,7 +137,7 @@ pub(super) fn lint_rooms(
             ],
             radius: radius.map(|r| (r * 10.0).round() as u32),
         };
-        if lint.is_some_and(|lint| lint.key == key) {
+        if lint.is_some_and(|lint| lint.key == key && lint.file == applied.file) {
             continue;
         }
         let images = RoomImages {
@@ -154,7 +155,7 @@ pub(super) fn lint_rooms(
         let task = AsyncComputeTaskPool::get().spawn(async move {
             let mut problems = lint_room(&file, &images, &options);
             problems.sort_by_key(|p| p.severity != Severity::Error);
-            problems
+            (file, problems)
         });
         commands.entity(room).insert(LintTask { key, radius, task });
     }

@@ -601,21 +601,19 @@ pub(crate) fn start_interaction(
     // The walk-to point in the world, as the room is placed now (none while the
     // room's mask is not loaded).
     let room = world.get::<ChildOf>(hotspot).map(ChildOf::parent);
-    let walk_to = spot
-        .walk_to
-        .zip(room)
-        .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel));
+    let in_world = |pixel: Option<Vec2>| {
+        pixel
+            .zip(room)
+            .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel))
+    };
+    let walk_to = in_world(spot.walk_to);
     let reach = spot
         .arrival_radius
         .filter(|r| r.is_finite() && *r >= 0.0)
         .unwrap_or_else(|| (2.5 * radius).max(8.0));
     // What it looks at: its own look-at point, else the point picked, else the
     // hotspot itself.
-    let authored = spot
-        .look_at
-        .zip(room)
-        .and_then(|(pixel, room)| room_pixel_to_world(world, room, pixel));
-    let look_at = authored
+    let look_at = in_world(spot.look_at)
         .or(at)
         .or_else(|| nearest_hotspot_pixel(world, hotspot, spot.id, walk_to.unwrap_or(position)));
     let face = spot.face.or(look_at.map(FaceTarget::Point));

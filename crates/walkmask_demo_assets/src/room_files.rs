@@ -65,11 +65,7 @@ pub(crate) fn lobby(
 ) -> RoomFile {
     let mut room = RoomFile::new((1920, 1080), "lobby.walk.png");
     room.picture = Some("lobby.png".into());
-    room.scale_map = Some(ScaleMapImage {
-        image: "lobby.scale.png".into(),
-        min: SCALE_RANGE.0,
-        max: SCALE_RANGE.1,
-    });
+    room.scale_map = Some(scale_map());
     for (id, name, enabled) in [
         (1, "lobby", true),
         (2, "garden", true),
@@ -133,31 +129,13 @@ pub(crate) fn lobby(
         .into(),
     });
     // On through the picture's right edge, then into the garden.
-    let garden = spots
-        .iter()
-        .find(|s| s.name == "garden")
-        .expect("the garden hotspot");
-    room.exits.push(Exit {
-        hotspot: garden.id,
-        to: "garden".into(),
-        spawn: "from the lobby".into(),
-        walk_off: Some((garden.walk_to.0 + 110.0, garden.walk_to.1)),
-    });
-    room.spawn_points.push(SpawnPoint {
-        name: "start".into(),
-        at: (1140.0, 870.0),
-        facing: Some(Direction::Down),
-    });
-    room.spawn_points.push(SpawnPoint {
-        name: "from the garden".into(),
-        at: (1850.0, 540.0),
-        facing: Some(Direction::Left),
-    });
-    room.spawn_points.push(SpawnPoint {
-        name: "the waiter's round".into(),
-        at: (640.0, 600.0),
-        facing: None,
-    });
+    room.exits
+        .push(exit(spots, "garden", "from the lobby", 110.0));
+    room.spawn_points = vec![
+        spawn("start", (1140.0, 870.0), Some(Direction::Down)),
+        spawn("from the garden", (1850.0, 540.0), Some(Direction::Left)),
+        spawn("the waiter's round", (640.0, 600.0), None),
+    ];
     room.props = props;
     room
 }
@@ -166,11 +144,8 @@ pub(crate) fn lobby(
 pub(crate) fn garden(spots: &[HotspotArt]) -> RoomFile {
     let mut room = RoomFile::new((1920, 1080), "garden.walk.png");
     room.picture = Some("garden.png".into());
-    room.scale_map = Some(ScaleMapImage {
-        image: "lobby.scale.png".into(),
-        min: SCALE_RANGE.0,
-        max: SCALE_RANGE.1,
-    });
+    // The lobby's: the garden is seen by the same camera.
+    room.scale_map = Some(scale_map());
     room.areas.insert(
         1,
         Area {
@@ -180,22 +155,47 @@ pub(crate) fn garden(spots: &[HotspotArt]) -> RoomFile {
         },
     );
     room.hotspots = Some(hotspots("garden.hotspots.walk.png", spots));
-    let lobby = spots
-        .iter()
-        .find(|s| s.name == "lobby")
-        .expect("the lobby hotspot");
-    room.exits.push(Exit {
-        hotspot: lobby.id,
-        to: "lobby".into(),
-        spawn: "from the garden".into(),
-        walk_off: Some((lobby.walk_to.0 - 130.0, lobby.walk_to.1)),
-    });
-    room.spawn_points.push(SpawnPoint {
-        name: "from the lobby".into(),
-        at: (110.0, 760.0),
-        facing: Some(Direction::Right),
-    });
+    // On through the picture's left edge, then into the lobby.
+    room.exits
+        .push(exit(spots, "lobby", "from the garden", -130.0));
+    room.spawn_points = vec![spawn(
+        "from the lobby",
+        (110.0, 760.0),
+        Some(Direction::Right),
+    )];
     room
+}
+
+/// The lobby's scale map, which both rooms use.
+fn scale_map() -> ScaleMapImage {
+    ScaleMapImage {
+        image: "lobby.scale.png".into(),
+        min: SCALE_RANGE.0,
+        max: SCALE_RANGE.1,
+    }
+}
+
+/// The exit through the hotspot of `spots` named `to`, into that room at its spawn
+/// point `spawn`, walked off `off_x` pixels across from the hotspot's walk-to point.
+fn exit(spots: &[HotspotArt], to: &str, spawn: &str, off_x: f32) -> Exit {
+    let hotspot = spots
+        .iter()
+        .find(|s| s.name == to)
+        .unwrap_or_else(|| panic!("the {to} hotspot"));
+    Exit {
+        hotspot: hotspot.id,
+        to: to.into(),
+        spawn: spawn.into(),
+        walk_off: Some((hotspot.walk_to.0 + off_x, hotspot.walk_to.1)),
+    }
+}
+
+fn spawn(name: &str, at: (f32, f32), facing: Option<Direction>) -> SpawnPoint {
+    SpawnPoint {
+        name: name.into(),
+        at,
+        facing,
+    }
 }
 
 /// Writes `room` as `rooms/NAME.room.ron`, once the lint finds nothing wrong with it
