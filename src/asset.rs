@@ -2,6 +2,8 @@
 
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, LoadContext};
+use bevy::platform::hash::FixedHasher;
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
@@ -37,6 +39,9 @@ use walkmask::AreaSet;
 pub struct WalkMask {
     mask: walkmask::WalkMask,
     revision: u64,
+    /// A hash of the size and pixels, the same in every process (see
+    /// [`WalkMask::pixels_hash`]).
+    pixels_hash: u64,
     present: AreaSet,
     /// Per area id: the first and last row holding it (`(u32::MAX, 0)` when absent).
     rows: std::sync::Arc<[(u32, u32); 256]>,
@@ -90,9 +95,11 @@ impl WalkMask {
         let present = (1..=255u8)
             .filter(|&id| rows[id as usize].0 != u32::MAX)
             .collect();
+        let pixels_hash = FixedHasher.hash_one((mask.width(), mask.height(), mask.areas()));
         Self {
             mask,
             revision: NEXT_REVISION.fetch_add(1, Ordering::Relaxed),
+            pixels_hash,
             present,
             rows: std::sync::Arc::new(rows),
             names: Default::default(),
@@ -216,6 +223,13 @@ impl WalkMask {
     /// ```
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// A hash of its size and pixels, the same for the same pixels in every run of
+    /// the game (unlike [`revision`](Self::revision)): a search saved under way runs
+    /// again after a load only on the pixels it ran on.
+    pub(crate) fn pixels_hash(&self) -> u64 {
+        self.pixels_hash
     }
 }
 

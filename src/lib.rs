@@ -603,6 +603,7 @@ impl Plugin for WalkmaskPlugin {
                     scaling::follow_depth,
                     walk_cycle::advance_walk_cycles.run_if(any_with_component::<WalkCycle>),
                     crowd::avoid::gather_crowd,
+                    walk::timing::end_frame,
                 )
                     .chain_ignore_deferred(),
             )

@@ -20,6 +20,7 @@ use crate::walk::job::PathJob;
 use crate::walk::movement::StepFrom;
 use crate::walk::speed::{SpeedFactors, speed_factor};
 use crate::walk::steered::{steered_step, steering_released};
+use crate::walk::timing::PlanClock;
 use crate::walker::{PlayerWalker, WalkHeading, WalkPath, WalkState, Walker};
 
 /// The direction a walker is steered in, world units (y up), from the keyboard or a
@@ -111,6 +112,7 @@ pub(crate) fn steer_walkers(
     layout: Res<ObstacleLayout>,
     mut released: Query<ReleasedWalker, (With<Steered>, Without<WalkInput>)>,
     mut seen: Local<SteerObstacles>,
+    clock: Res<PlanClock>,
 ) {
     // Walkers whose `WalkInput` was removed while they were steered stand.
     for (entity, mut heading, mut state, walking, planning) in &mut released {
@@ -166,7 +168,7 @@ pub(crate) fn steer_walkers(
         match step.slide(&rooms, &masks, &planner, &layout, &mut seen) {
             Some(to) => {
                 set_world_xy(&mut transform, parent, to);
-                step_from.0 = position;
+                step_from.set(position, &clock);
                 let direction = (to - position).normalize_or_zero();
                 steered_step(&mut heading, &mut state, Some(direction));
                 if let Some(mut facing) = facing {

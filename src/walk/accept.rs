@@ -174,6 +174,7 @@ pub(crate) fn read_requests(
     mut clock: ResMut<PlanClock>,
 ) {
     clock.frame += 1;
+    clock.reading = true;
     for request in requests.read() {
         let request = request.clone();
         commands.queue(move |world: &mut World| accept_request(world, request));

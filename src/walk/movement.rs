@@ -9,6 +9,7 @@ use super::job::{
 use super::replan::Placed;
 use super::speed::{SpeedFactors, speed_factor};
 use super::stats::count_and_emit;
+use super::timing::PlanClock;
 use crate::chase::WalkChase;
 use crate::crowd::grids::WalkerGrids;
 use crate::crowd::motion::{ArrivalSpot, CrowdMotion};
@@ -51,11 +52,34 @@ pub(crate) struct OffPath(pub(super) bool);
 /// Where the frame's move of a walker that moved set off in a straight line: where
 /// it stood, or the last corner of its path it passed on the way. Written by each
 /// system that moves a walker along its way (walking, steering, nudging), and read
-/// by [`keep_walkers_apart`](super::separation::keep_walkers_apart) when it changed
+/// by [`keep_walkers_apart`](super::separation::keep_walkers_apart) when written
 /// this frame: a push then ends only where this point sees, so the frame's move,
 /// seen from where the walker stood before it, never cuts a wall's corner.
+///
+/// Stamped with the plan frame it was written in (not told by change detection: a
+/// walker loaded back, whose every component counts as changed in the first frame,
+/// has not moved for that).
 #[derive(Component, Default, Clone, Copy, Debug)]
-pub(crate) struct StepFrom(pub(crate) Vec2);
+pub(crate) struct StepFrom {
+    at: Vec2,
+    /// The [`PlanClock`] frame it was written in (0: never; frames count from 1).
+    frame: u64,
+}
+
+impl StepFrom {
+    /// Notes that the walker's move this frame set off from `at`.
+    pub(crate) fn set(&mut self, at: Vec2, clock: &PlanClock) {
+        *self = Self {
+            at,
+            frame: clock.frame,
+        };
+    }
+
+    /// Where the walker's move this frame set off from, if it moved (finite).
+    pub(crate) fn this_frame(&self, clock: &PlanClock) -> Option<Vec2> {
+        (self.frame != 0 && self.frame == clock.frame && self.at.is_finite()).then_some(self.at)
+    }
+}
 
 /// Seconds a walker turning before it walks ([`Facing::turn_seconds`]) has spent on
 /// the direction it turns to next (saved: a walker loaded in mid-turn turns on).
@@ -78,6 +102,7 @@ pub(crate) fn move_walkers(
     mut walkers: ParamSet<(Query<MovingWalker>, Placements)>,
     parents: Parents,
     mut grids: WalkerGrids,
+    clock: Res<PlanClock>,
 ) {
     let dt = time.delta_secs();
     grids.new_frame();
@@ -255,12 +280,13 @@ pub(crate) fn move_walkers(
         if pos != start {
             set_world_xy(&mut transform, parent, pos);
             // (The last corner passed; a skipped corrupt waypoint is passed too.)
-            step_from.0 = path.waypoints[next_before..path.next]
+            let from = path.waypoints[next_before..path.next]
                 .iter()
                 .rev()
                 .find(|corner| corner.is_finite())
                 .copied()
                 .unwrap_or(start);
+            step_from.set(from, &clock);
             if let Some(mut facing) = facing {
                 follow_step(&mut facing, direction);
             }
@@ -398,7 +424,7 @@ type NudgedWalker = (
 /// ([`WalkerGrid::step_off`](crate::crowd::grids::WalkerGrid::step_off)); their
 /// state, heading and facing stay.
 pub(crate) fn nudge_standing_walkers(
-    time: Res<Time>,
+    (time, clock): (Res<Time>, Res<PlanClock>),
     mut walkers: Query<NudgedWalker, (Without<WalkPath>, Without<Steered>)>,
     rooms: Query<Ref<crate::room::WalkRoom>>,
     masks: Res<Assets<crate::asset::WalkMask>>,
@@ -452,7 +478,7 @@ pub(crate) fn nudge_standing_walkers(
             && to != start
         {
             set_world_xy(&mut transform, parent, to);
-            step_from.0 = start;
+            step_from.set(start, &clock);
         }
     }
 }

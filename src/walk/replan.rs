@@ -98,7 +98,10 @@ pub(crate) fn replan_changed(
     masks: Res<Assets<WalkMask>>,
     server: Option<Res<AssetServer>>,
 ) {
-    let rooms_changed = !changed_rooms.is_empty() || mask_events.read().count() > 0;
+    // A mask written through `Assets::get_mut` changes its revision at once, and its
+    // event comes after this frame: searches on its old pixels start over now.
+    let rooms_changed =
+        !changed_rooms.is_empty() || mask_events.read().count() > 0 || masks.is_changed();
     let several_rooms = rooms.iter().nth(1).is_some();
     for (
         entity,
@@ -167,11 +170,11 @@ pub(crate) fn replan_changed(
                     }
                 }
                 // A search loaded back to run again (not started yet here) whose
-                // room or areas changed since it started is planned anew, as a
-                // running one is.
+                // room, areas or mask pixels changed since it started is planned
+                // anew, as a running one is.
                 if job.resumed
                     && loaded_search(in_flight)
-                        .is_some_and(|saved| saved.basis_changed(now.as_ref()))
+                        .is_some_and(|saved| saved.basis_changed(now.as_ref().zip(now_mask)))
                 {
                     job.resumed = false;
                     if path.is_some_and(hold) {

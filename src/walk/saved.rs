@@ -103,6 +103,8 @@ pub(crate) struct SearchInputs {
     /// The room it was planned in, and the areas it could use there.
     pub(super) room: Entity,
     pub(super) areas: WalkAreas,
+    /// The [hash of the pixels](crate::WalkMask::pixels_hash) of the mask it ran on.
+    pub(super) mask_pixels: u64,
     pub(super) on_walk: Option<(RequestId, usize)>,
     pub(super) obstacles: Vec<SeenObstacle>,
 }
@@ -116,9 +118,13 @@ impl MapEntities for SearchInputs {
 
 impl SearchInputs {
     /// Whether a search started on these inputs would be started again on `now`
-    /// (another room, or other areas: a gate opened or shut since).
-    pub(super) fn basis_changed(&self, now: Option<&PlanBasis>) -> bool {
-        now.is_none_or(|now| (now.room, WalkAreas::from(now.key.areas)) != (self.room, self.areas))
+    /// and the mask `now_mask` (another room, other areas: a gate opened or shut
+    /// since, or the mask painted anew).
+    pub(super) fn basis_changed(&self, now: Option<(&PlanBasis, &WalkMask)>) -> bool {
+        now.is_none_or(|(now, mask)| {
+            (now.room, WalkAreas::from(now.key.areas), mask.pixels_hash())
+                != (self.room, self.areas, self.mask_pixels)
+        })
     }
 }
 
@@ -222,6 +228,14 @@ fn plan_frame(world: &World) -> u64 {
         .map_or(0, |clock| clock.frame)
 }
 
+/// The plan frame whose requests are read now or next: the one a loaded request
+/// taken up now is read in.
+fn reading_frame(world: &World) -> u64 {
+    world
+        .get_resource::<PlanClock>()
+        .map_or(1, PlanClock::reading_frame)
+}
+
 /// A job taken up from a save whose search had started: it counts as started (a
 /// request sent meanwhile waits for it), runs again on the inputs it was saved with
 /// and is answered `due_in` frames after plan frame `frame`, when it was due.
@@ -297,7 +311,7 @@ fn request_in_flight_inserted(mut world: DeferredWorld, context: HookContext) {
     }
     if let Some(loaded) = not_taken_up(loaded, world.get::<PathJob>(walker)) {
         world.commands().queue(move |world: &mut World| {
-            let frame = plan_frame(world) + 1;
+            let frame = reading_frame(world);
             take_up_request(world, walker, loaded, frame);
         });
     }
@@ -324,7 +338,7 @@ pub(super) fn take_up_loaded_request(world: &mut World, walker: Entity) {
     else {
         return;
     };
-    let frame = plan_frame(world);
+    let frame = reading_frame(world);
     take_up_request(world, walker, loaded, frame);
 }
 
@@ -471,7 +485,7 @@ pub(crate) fn take_up_loaded(
 ) {
     // The frame that starts now (its requests are read after this, and its clock
     // moves on then).
-    let frame = clock.map_or(0, |clock| clock.frame) + 1;
+    let frame = clock.map_or(1, |clock| clock.reading_frame());
     for (walker, loaded, job) in &in_flight {
         for request in [loaded.planned, loaded.superseded].into_iter().flatten() {
             request.id.keep_later_ids_after();

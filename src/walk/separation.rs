@@ -19,6 +19,7 @@ use super::job::{GivenRoute, on_given_route};
 use super::membership::CurrentRoom;
 use super::movement::{OffPath, StepFrom};
 use super::replan::Placed;
+use super::timing::PlanClock;
 use crate::crowd::Avoidance;
 use crate::crowd::grids::WalkerGrids;
 use crate::placement::{Parents, parent_of, set_world_xy, world_position};
@@ -48,7 +49,7 @@ type SeparatedWalker = (
     Has<Steered>,
     Option<&'static mut OffPath>,
     Option<&'static mut Placed>,
-    Option<Ref<'static, StepFrom>>,
+    Option<&'static StepFrom>,
 );
 
 /// One walker of the frame's pass.
@@ -133,6 +134,7 @@ pub(crate) fn keep_walkers_apart(
     parents: Parents,
     mut grids: WalkerGrids,
     mut work: Local<SeparationWork>,
+    clock: Res<PlanClock>,
 ) {
     // Nothing to part unless two walkers with a radius avoid each other.
     if !tuning.avoidance
@@ -192,8 +194,8 @@ pub(crate) fn keep_walkers_apart(
             moved_last: false,
             // Moved this frame: from where the move set off; else from here.
             origin: step_from
-                .filter(|from| from.is_changed() && from.0.is_finite())
-                .map_or(at, |from| from.0),
+                .and_then(|from| from.this_frame(&clock))
+                .unwrap_or(at),
         });
     }
     if work.bodies.len() < 2 {

@@ -171,6 +171,7 @@ pub(crate) fn start_jobs(
                 mapping,
                 room: basis.room,
                 areas: basis.key.areas.into(),
+                mask_pixels: mask.pixels_hash(),
                 on_walk: on_path,
                 obstacles: query
                     .obstacles

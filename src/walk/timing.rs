@@ -64,6 +64,24 @@ pub enum AnswerTiming {
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub(crate) struct PlanClock {
     pub(super) frame: u64,
+    /// Whether the frame `frame` has read its requests and not ended yet: code run
+    /// before that (between frames, or in the frame's changes before its requests are
+    /// read) belongs to the frame that comes next.
+    pub(super) reading: bool,
+}
+
+impl PlanClock {
+    /// The frame whose requests are read now or next: `frame` from the moment its
+    /// requests are read to its end, the one after it before and after that.
+    pub(super) fn reading_frame(&self) -> u64 {
+        self.frame + u64::from(!self.reading)
+    }
+}
+
+/// Ends the plugin's frame: what runs after it, up to the next frame's reading of
+/// requests, belongs to the next frame.
+pub(crate) fn end_frame(mut clock: ResMut<PlanClock>) {
+    clock.reading = false;
 }
 
 /// The plugin's [`AnswerTiming`].

@@ -2094,10 +2094,15 @@ fn cases_saved_at_random_frames_keep_the_invariants_and_end_as_unsaved() {
 /// regressions: a walker loaded over the one the room spawned, whose resumed search
 /// missed a gate opened in the first frame (1488, 6488); a walk loaded back on the
 /// areas found at the first frame, not those it was planned on (5278); a walk saved
-/// on hold after a teleport that walked on once loaded (6408).
+/// on hold after a teleport that walked on once loaded (6408); a request loaded
+/// waiting for a search, taken up between frames by a hotspot turned off, answered a
+/// frame early (6460); a search loaded back that ran on, on a mask painted anew in
+/// the first frame, where the unsaved game started it over (5546); walkers pushed
+/// apart in the first frame as if each had just stepped from the room's origin (every
+/// component of a loaded walker counts as changed then) (2814).
 #[test]
 fn saved_cases_found_by_long_runs_end_as_unsaved() {
-    let seeds = [1488, 5278, 6408, 6488];
+    let seeds = [1488, 2814, 5278, 5546, 6408, 6460, 6488];
     let compared = assert_saved_cases_end_as_unsaved(seeds.into_iter());
     assert_eq!(compared, seeds.len() as u64, "every case compared");
 }

@@ -561,9 +561,9 @@ fn a_search_loaded_back_starts_over_when_a_gate_opens_in_the_first_frame() {
 /// A search saved under way with a request waiting for it, loaded back, and the
 /// room's mask painted anew by the game before the first frame after the load,
 /// together with a new request: every request gets the outcomes it would have had
-/// without the save, in the same order, and the walker ends where it would have. (The
-/// search runs again on the pixels as loaded, not on those it started on, which the
-/// save does not hold: its walk may arrive a frame sooner or later.)
+/// without the save, in the same order, and the walker ends where it would have (the
+/// search starts over on the new pixels, as a running one does, and the new request
+/// supersedes it).
 #[test]
 fn a_search_loaded_back_follows_its_mask_painted_anew_in_the_first_frame() {
     for pace in [
