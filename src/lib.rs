@@ -433,6 +433,7 @@ impl Plugin for WalkmaskPlugin {
             .register_type::<walk::obstacle_watch::ObstacleWatch>()
             .register_type::<walk::movement::TurnClock>()
             .register_type::<walk::job::SavedPlanBasis>()
+            .register_type::<walk::replan::Placed>()
             .register_type::<walk::job::WalkOnHold>()
             .register_type::<walk::movement::OffPath>()
             .register_type::<crowd::motion::CrowdMotion>()

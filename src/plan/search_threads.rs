@@ -70,10 +70,13 @@ pub fn background_searches(mut options: TaskPoolOptions) -> TaskPoolOptions {
     options
 }
 
-/// Whether a pool thread runs at the lowest priority.
+/// Whether a pool thread runs at the lowest priority (never in the browser, which has
+/// no pool threads).
+#[cfg(not(target_arch = "wasm32"))]
 static LOWERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether some async compute thread was lowered by [`background_searches`].
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn searches_in_background() -> bool {
     LOWERED.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -10,6 +10,7 @@ use bevy::tasks::Task;
 use walkmask::Point;
 
 use super::timing::PlanClock;
+use crate::asset::WalkMask;
 use crate::facing::FaceTarget;
 use crate::plan::basis::PlanBasis;
 use crate::plan::grid_cache::GridKey;
@@ -39,6 +40,8 @@ pub(crate) struct SavedPlanBasis {
     pub(crate) mapping: Option<MaskMapping>,
     /// The areas open to the walker (of those in the mask).
     pub(crate) areas: WalkAreas,
+    /// The [hash of the mask's pixels](crate::WalkMask::pixels_hash).
+    pub(crate) mask_pixels: Option<u64>,
 }
 
 impl SavedPlanBasis {
@@ -57,17 +60,32 @@ impl SavedPlanBasis {
             _ => now,
         }
     }
+
+    /// Whether the walk was planned on just what `now` and `mask` (the world as
+    /// loaded) are: the same room, placement, areas and pixels. Its way on is then as
+    /// clear as it was in the game saved.
+    pub(crate) fn is(&self, now: &PlanBasis, mask: &WalkMask) -> bool {
+        self.room == Some(now.room)
+            && self.mapping == Some(now.mapping)
+            && self.areas == WalkAreas::from(now.key.areas)
+            && self.mask_pixels == Some(mask.pixels_hash())
+    }
 }
 
 fn note_planned_on(mut world: DeferredWorld, context: HookContext) {
     let Some(PlannedOn(basis)) = world.get::<PlannedOn>(context.entity).copied() else {
         return;
     };
+    let mask_pixels = world
+        .get_resource::<Assets<WalkMask>>()
+        .and_then(|masks| masks.get(basis.key.mask))
+        .map(WalkMask::pixels_hash);
     if let Some(mut saved) = world.get_mut::<SavedPlanBasis>(context.entity) {
         *saved = SavedPlanBasis {
             room: Some(basis.room),
             mapping: Some(basis.mapping),
             areas: basis.key.areas.into(),
+            mask_pixels,
         };
     }
 }

@@ -35,11 +35,15 @@ type ChangedRoom = (
 );
 
 /// Where the plugin last left a walker: its local x and y after
-/// [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+/// [`WalkmaskSystems::Move`](crate::WalkmaskSystems::Move). Saved with the walker: a
+/// walker that game code moves between a load and the first frame after it is told
+/// from one the load put where it was saved.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub(crate) struct Placed(pub(crate) Vec2);
 
-/// Every new walker is placed where it is.
+/// Every new walker is placed where it is (unless it was loaded with where the plugin
+/// left it).
 pub(crate) fn place_new_walker(
     added: On<Add, Walker>,
     walkers: Query<&Transform>,
@@ -48,7 +52,7 @@ pub(crate) fn place_new_walker(
     if let Ok(transform) = walkers.get(added.entity) {
         commands
             .entity(added.entity)
-            .try_insert(Placed(transform.translation.truncate()));
+            .try_insert_if_new(Placed(transform.translation.truncate()));
     }
 }
 

@@ -35,7 +35,7 @@ use super::job::{
     on_given_route,
 };
 use super::obstacle_watch::SeenObstacle;
-use super::replan::{Placed, crosses_blocked};
+use super::replan::crosses_blocked;
 use super::timing::PlanClock;
 use crate::asset::WalkMask;
 use crate::facing::FaceTarget;
@@ -366,11 +366,6 @@ fn take_up_request(world: &mut World, walker: Entity, loaded: RequestInFlight, f
     {
         return;
     }
-    // Where the plugin left it: the walker stands where the save put it, not moved
-    // by game code (the defaults a load writes over may have placed it elsewhere).
-    if let Some(here) = entity.get::<Transform>().map(|t| t.translation.truncate()) {
-        entity.insert(Placed(here));
-    }
     // Taken up: until it is read again, the walker's job plans what it plans; a
     // search run again keeps the inputs it was saved with.
     let resumed = loaded.started && !entity.contains::<PathJob>();
@@ -501,9 +496,9 @@ pub(crate) fn take_up_loaded(
             if let Ok((basis, mask)) =
                 current_basis(body, position, &rooms, &masks, server.as_deref())
                 && basis.mapping.is_valid()
-                && !crosses_blocked(mask, &basis, position, path)
+                && (saved.is_some_and(|saved| saved.is(&basis, mask))
+                    || !crosses_blocked(mask, &basis, position, path))
             {
-                let placed = transform.translation.truncate();
                 // A re-plan of the walk that was under way (with no request waiting
                 // for it) runs again, answered when it was due.
                 let replan = in_flights
@@ -515,7 +510,7 @@ pub(crate) fn take_up_loaded(
                 // saved: what changed since re-plans it as it would have there.
                 let basis = saved.map_or(basis, |saved| saved.planned_basis(basis));
                 commands.queue(move |world: &mut World| {
-                    walk_on_as_saved(world, walker, request, basis, placed, replan, frame);
+                    walk_on_as_saved(world, walker, request, basis, replan, frame);
                 });
                 continue;
             }
@@ -531,7 +526,6 @@ fn walk_on_as_saved(
     walker: Entity,
     request: RequestId,
     basis: PlanBasis,
-    placed: Vec2,
     replan: Option<Option<u64>>,
     frame: u64,
 ) {
@@ -549,9 +543,7 @@ fn walk_on_as_saved(
         return;
     }
     debug!("{walker}: the walk of {request} (loaded) goes on as saved");
-    // Where the plugin left it: the walker stands where the save put it, not moved
-    // by game code.
-    entity.insert((PlannedOn(basis), Placed(placed)));
+    entity.insert(PlannedOn(basis));
     if let Some(due_in) = replan
         && !entity.contains::<PathJob>()
     {

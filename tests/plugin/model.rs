@@ -2099,10 +2099,13 @@ fn cases_saved_at_random_frames_keep_the_invariants_and_end_as_unsaved() {
 /// frame early (6460); a search loaded back that ran on, on a mask painted anew in
 /// the first frame, where the unsaved game started it over (5546); walkers pushed
 /// apart in the first frame as if each had just stepped from the room's origin (every
-/// component of a loaded walker counts as changed then) (2814).
+/// component of a loaded walker counts as changed then) (2814); a walker moved by game
+/// code between the load and the first frame that walked on instead of standing for
+/// its re-plan (7978); a walk into the next room, whose way on leaves the mask, held
+/// and re-planned after the load though nothing had changed (7716).
 #[test]
 fn saved_cases_found_by_long_runs_end_as_unsaved() {
-    let seeds = [1488, 2814, 5278, 5546, 6408, 6460, 6488];
+    let seeds = [1488, 2814, 5278, 5546, 6408, 6460, 6488, 7716, 7978];
     let compared = assert_saved_cases_end_as_unsaved(seeds.into_iter());
     assert_eq!(compared, seeds.len() as u64, "every case compared");
 }

@@ -11,6 +11,9 @@
 //
 //     node web/test/browser_test.mjs [DIST_DIR]
 //
+// It also reports the wasm's size as served: raw, gzip (level 9) and brotli (quality
+// 11, as a static host serves it precompressed), and fails above 8 MB brotli.
+//
 // Environment: CHROMIUM (default /usr/bin/chromium), WALKMASK_WEB_PLAY_SECONDS (the
 // scripted play, default 60), WALKMASK_WEB_REPORT (also write the numbers as JSON
 // to this file).
@@ -20,12 +23,28 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.resolve(process.argv[2] ?? path.join(here, "..", "dist"));
 const shots = path.join(here, "screenshots");
 const playSeconds = Number(process.env.WALKMASK_WEB_PLAY_SECONDS ?? 60);
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+/** The most the wasm may weigh compressed (brotli, quality 11), in bytes. */
+const MAX_WASM_BROTLI = 8_000_000;
+
+/** The demo's wasm: bytes raw, gzip (level 9) and brotli (quality 11). */
+function wasmSizes(dir) {
+  const wasm = fs.readFileSync(path.join(dir, "demo_bg.wasm"));
+  const brotli = zlib.brotliCompressSync(wasm, {
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+      [zlib.constants.BROTLI_PARAM_LGWIN]: 24,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: wasm.length,
+    },
+  });
+  return { raw: wasm.length, gzip9: zlib.gzipSync(wasm, { level: 9 }).length, brotli11: brotli.length };
+}
 
 // The demo room is 1920 x 1080 pixels, drawn whole in a 1280 x 720 page.
 const VIEW = { width: 1280, height: 720 };
@@ -359,6 +378,13 @@ async function main() {
     );
     await fixed.screenshot({ path: path.join(shots, "6_after_frames.png") });
     report.after_frames_2_answer_frames = frames2;
+    // Measured with the browser idle (brotli's best takes a minute or two).
+    const sizes = wasmSizes(dist);
+    report.wasm_bytes = sizes;
+    check(
+      sizes.brotli11 <= MAX_WASM_BROTLI,
+      `the wasm transfers in ${(sizes.brotli11 / 1e6).toFixed(2)} MB with brotli (${(sizes.gzip9 / 1e6).toFixed(2)} MB gzip, ${(sizes.raw / 1e6).toFixed(2)} MB raw; at most ${MAX_WASM_BROTLI / 1e6} MB)`,
+    );
     report.wall_seconds = (Date.now() - started) / 1000;
 
     console.log(JSON.stringify(report, null, 1));
