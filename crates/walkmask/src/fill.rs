@@ -104,6 +104,19 @@ impl FillScratch {
         source: usize,
         target: Option<usize>,
     ) -> FillOutcome {
+        self.fill_within(grid, source, target, usize::MAX)
+    }
+
+    /// Like [`FillScratch::fill`], but a fill toward a target gives up (not reached)
+    /// once it has settled more than `budget` pixels. A whole-region fill ignores the
+    /// budget.
+    pub(crate) fn fill_within(
+        &mut self,
+        grid: &NavGrid,
+        source: usize,
+        target: Option<usize>,
+        budget: usize,
+    ) -> FillOutcome {
         self.reset(grid.open_cells().len());
         if !grid.open(source) {
             return FillOutcome::default();
@@ -113,12 +126,12 @@ impl FillScratch {
         let obstacles = grid.has_obstacles();
         match (target, obstacles) {
             (Some(t), false) => {
-                let (outcome, pushed) = self.run::<true, false>(grid, source, t);
+                let (outcome, pushed) = self.run::<true, false>(grid, source, t, budget);
                 self.bound_buckets(pushed);
                 outcome
             }
             (Some(t), true) => {
-                let (outcome, pushed) = self.run::<true, true>(grid, source, t);
+                let (outcome, pushed) = self.run::<true, true>(grid, source, t, budget);
                 self.bound_buckets(pushed);
                 outcome
             }
@@ -231,12 +244,14 @@ impl FillScratch {
     }
 
     /// The bucket-queue loop. `TOWARD` orders by distance plus the octile estimate to
-    /// `target` and stops when it is settled. Also returns how many entries it pushed.
+    /// `target` and stops when it is settled, or unreached once more than `budget`
+    /// pixels are settled. Also returns how many entries it pushed.
     fn run<const TOWARD: bool, const OBSTACLES: bool>(
         &mut self,
         grid: &NavGrid,
         source: usize,
         target: usize,
+        budget: usize,
     ) -> (FillOutcome, usize) {
         let open = grid.open_cells();
         let bits = grid.obstacle_bits();
@@ -283,6 +298,9 @@ impl FillScratch {
                 settled += 1;
                 if TOWARD && i == target {
                     reached = true;
+                    break 'outer;
+                }
+                if settled > budget {
                     break 'outer;
                 }
                 // Coordinates only matter for the estimate: one division per pixel.

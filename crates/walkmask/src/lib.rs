@@ -73,4 +73,6 @@ pub use geom::Point;
 pub use grid::NavGrid;
 pub use mask::{AreaColor, ColorChannel, DecodeRule, MaskError, MaskLimits, WalkMask};
 pub use obstacles::{Footprint, Obstacle, Obstacles};
-pub use query::{PathOptions, PathResult, PathStats, PathStatus, Pathfinder, QueryError};
+pub use query::{
+    ObstacleDetours, PathOptions, PathResult, PathStats, PathStatus, Pathfinder, QueryError,
+};

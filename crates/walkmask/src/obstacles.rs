@@ -11,7 +11,10 @@
 //! the [`Pathfinder`](crate::Pathfinder) keeps (one bit a pixel, reused), runs on the
 //! grid seen through that bitmap ([`NavGrid::with_obstacles`] for fields that several
 //! walkers share), and clears them again. Every step of the query tests the bitmap as
-//! well as the mask.
+//! well as the mask. Where obstacles block the subgoal index's path, the query fills
+//! round them: over the region for the shortest path, or with
+//! [`ObstacleDetours::Local`](crate::ObstacleDetours::Local) only round each blocked
+//! stretch of the index's path.
 //!
 //! Footprints that cover the walker's own pixel when it asks are ignored (Adventure
 //! Game Studio's rule): two characters that touch can still walk apart.

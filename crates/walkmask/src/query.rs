@@ -44,6 +44,9 @@ impl PathStatus {
 pub struct PathStats {
     /// Pixels the search settled (0 when the straight line was clear).
     pub visited: usize,
+    /// Stretches of the index's path walked round obstacles nearby
+    /// ([`ObstacleDetours::Local`]); 0 for every other answer.
+    pub local_detours: usize,
     /// Wall time of the query.
     pub elapsed: Duration,
 }
@@ -74,7 +77,11 @@ impl PathResult {
             waypoints: Vec::new(),
             length: 0.0,
             start_moved: false,
-            stats: PathStats { visited, elapsed },
+            stats: PathStats {
+                visited,
+                local_detours: 0,
+                elapsed,
+            },
         }
     }
 
@@ -136,6 +143,10 @@ pub struct PathOptions {
     /// paths of the same octile length; the index is usually many times faster on
     /// large masks. Grid-step queries always use the fill. Default: true.
     pub use_index: bool,
+    /// How a query among obstacles ([`Pathfinder::find_path_among`]) goes round the
+    /// obstacles that block the subgoal index's path. Default:
+    /// [`ObstacleDetours::Shortest`].
+    pub obstacle_detours: ObstacleDetours,
 }
 
 impl Default for PathOptions {
@@ -146,9 +157,61 @@ impl Default for PathOptions {
             taut: true,
             grid_steps: false,
             use_index: true,
+            obstacle_detours: ObstacleDetours::Shortest,
         }
     }
 }
+
+/// How a query among obstacles answers when obstacles block the path the subgoal
+/// index finds on the mask (the index sees the mask only).
+///
+/// ```
+/// use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+/// use walkmask::subgoal::IndexPolicy;
+/// use walkmask::{AreaSet, NavGrid, ObstacleDetours, PathOptions, Pathfinder, PathStatus, Point, WalkMask};
+///
+/// // A hall 400 x 60 with a character standing in the middle of it.
+/// let grid = NavGrid::new(WalkMask::from_fn(400, 60, |x, y| u8::from(y > 0 || x < 5)).unwrap(), AreaSet::all());
+/// grid.build_index(IndexPolicy::Always);
+/// let mut obstacles = Obstacles::new(&grid);
+/// obstacles.push(Obstacle::new(Point::new(200.0, 30.0), Footprint::Circle { radius: 8.0 })).unwrap();
+/// let mut pathfinder = Pathfinder::with_options(PathOptions {
+///     obstacle_detours: ObstacleDetours::Local,
+///     ..PathOptions::default()
+/// });
+/// let path = pathfinder
+///     .find_path_among(&grid, &obstacles, Point::new(10.5, 30.5), Point::new(390.5, 30.5))
+///     .unwrap();
+/// assert_eq!(path.status, PathStatus::Found);
+/// assert!(path.waypoints.len() > 2); // round the character
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ObstacleDetours {
+    /// The shortest path among the obstacles: a fill over the grid with the
+    /// obstacles painted in, which on a large mask may cover much of the region.
+    #[default]
+    Shortest,
+    /// The index's path with each stretch that obstacles block walked round them
+    /// from a little before the stretch to a little after it (a fill over that
+    /// neighbourhood only, at most [`LOCAL_DETOUR_PIXELS_PER_STEP`] pixels per step
+    /// of the stretch squared). Where that does not find a way (the obstacles close
+    /// a passage, or cover the destination) the query answers as
+    /// [`ObstacleDetours::Shortest`]. The path never enters an obstacle and ends
+    /// where the shortest one would; it goes round each obstacle by the shorter side
+    /// nearby, which is not always the shortest walk overall. Without an index (or
+    /// with [`PathOptions::use_index`] off) it answers as
+    /// [`ObstacleDetours::Shortest`].
+    Local,
+}
+
+/// Steps of the index's path kept on each side of a stretch that obstacles block,
+/// at least, when [`ObstacleDetours::Local`] walks round it.
+pub const LOCAL_DETOUR_MARGIN: usize = 24;
+
+/// The fill of a local detour ([`ObstacleDetours::Local`]) settles at most this many
+/// pixels for every step of its stretch squared (plus 4,096) before the query falls
+/// back to the shortest path.
+pub const LOCAL_DETOUR_PIXELS_PER_STEP: usize = 16;
 
 /// The two ends of a query after validation and snapping.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -357,6 +420,7 @@ pub(crate) fn result(
         waypoints,
         stats: PathStats {
             visited,
+            local_detours: 0,
             elapsed: started.elapsed(),
         },
     }
@@ -370,6 +434,8 @@ pub struct Pathfinder {
     index_scratch: IndexScratch,
     chain: Vec<usize>,
     pixels: Vec<(u32, u32)>,
+    /// The index's path pixel by pixel, for [`ObstacleDetours::Local`].
+    detour_path: Vec<(u32, u32)>,
     options: PathOptions,
     /// Obstacle bits for [`Pathfinder::find_path_among`], reused.
     obstacle_view: ObstacleView,
@@ -405,6 +471,7 @@ impl Pathfinder {
             + self.index_scratch.memory_bytes()
             + self.chain.capacity() * 8
             + self.pixels.capacity() * 8
+            + self.detour_path.capacity() * 8
             + self.obstacle_view.memory_bytes()
     }
 
@@ -453,8 +520,20 @@ impl Pathfinder {
             }
             waypoints
         };
-        if let Some(expanded) = self.path_by_index(grid, first_pixel, last_pixel) {
-            return Ok(result(&ends, finish(self), expanded, started));
+        match self.path_by_index(grid, first_pixel, last_pixel) {
+            IndexPath::Open(expanded) => {
+                return Ok(result(&ends, finish(self), expanded, started));
+            }
+            IndexPath::Blocked(expanded)
+                if self.options.obstacle_detours == ObstacleDetours::Local =>
+            {
+                if let Some((settled, detours)) = self.detour_locally(grid) {
+                    let mut answer = result(&ends, finish(self), expanded + settled, started);
+                    answer.stats.local_detours = detours;
+                    return Ok(answer);
+                }
+            }
+            IndexPath::Blocked(_) | IndexPath::None => {}
         }
         // The fill runs from the last pixel toward the first; the trace runs back.
         let source = grid.index(last_pixel.0, last_pixel.1);
@@ -483,16 +562,105 @@ impl Pathfinder {
     /// expanded; `None` when the fill must answer (no index, turned off, grid steps,
     /// or a path an obstacle blocks: the index sees the mask only, and its path, when
     /// clear of them, is still the shortest among them).
-    fn path_by_index(&mut self, grid: &NavGrid, from: (u32, u32), to: (u32, u32)) -> Option<usize> {
+    fn path_by_index(&mut self, grid: &NavGrid, from: (u32, u32), to: (u32, u32)) -> IndexPath {
         if !self.options.use_index || self.options.grid_steps {
-            return None;
+            return IndexPath::None;
         }
-        let index = grid.subgoal_index()?;
-        index.shortest_path(grid, &mut self.index_scratch, from, to, &mut self.pixels)?;
+        let Some(index) = grid.subgoal_index() else {
+            return IndexPath::None;
+        };
+        if index
+            .shortest_path(grid, &mut self.index_scratch, from, to, &mut self.pixels)
+            .is_none()
+        {
+            return IndexPath::None;
+        }
+        let expanded = self.index_scratch.expanded();
         if grid.has_obstacles() && !corner_path_is_open(grid, &self.pixels) {
-            return None;
+            return IndexPath::Blocked(expanded);
         }
-        Some(self.index_scratch.expanded())
+        IndexPath::Open(expanded)
+    }
+
+    /// [`ObstacleDetours::Local`]: turns the index's corner path in `self.pixels`
+    /// (blocked by obstacles somewhere) into a pixel chain that walks round each
+    /// blocked stretch, from [`LOCAL_DETOUR_MARGIN`] steps (or more) before it to as
+    /// many after it, by a fill toward the stretch's start over its neighbourhood.
+    /// Returns the pixels settled and the stretches walked round, or `None` (and
+    /// `self.pixels` unusable) when a stretch cannot be walked round within its
+    /// budget or the path ends on an obstacle.
+    fn detour_locally(&mut self, grid: &NavGrid) -> Option<(usize, usize)> {
+        let mut path = std::mem::take(&mut self.detour_path);
+        path.clear();
+        for_each_corner_path_pixel(&self.pixels, |p| path.push(p));
+        let n = path.len();
+        let open = |a: (u32, u32), b: (u32, u32)| step_is_open(grid, a, b);
+        let mut out = std::mem::take(&mut self.pixels);
+        out.clear();
+        let (mut settled, mut detours) = (0usize, 0usize);
+        // `path[copied..]` is still to be copied, and every step from `path[copied]`
+        // to `path[next - 1]` is open.
+        let (mut copied, mut next) = (0usize, 1usize);
+        let answer = loop {
+            while next < n && open(path[next - 1], path[next]) {
+                next += 1;
+            }
+            if next >= n {
+                out.extend_from_slice(&path[copied..]);
+                break Some((settled, detours));
+            }
+            // The step from `path[next - 1]` is blocked. The window runs from
+            // `margin` steps before it to `margin` steps after the first walkable
+            // pixel past it, widened over any further blocked step inside it.
+            let last_open = next - 1;
+            let mut after = next;
+            let window = loop {
+                while after < n && !grid.is_walkable(path[after].0, path[after].1) {
+                    after += 1;
+                }
+                if after >= n {
+                    break None; // the path ends on an obstacle
+                }
+                let margin = LOCAL_DETOUR_MARGIN.max(after - last_open);
+                let before = last_open.saturating_sub(margin).max(copied);
+                let end = (after + margin).min(n - 1);
+                match (after + 1..=end).find(|&k| !open(path[k - 1], path[k])) {
+                    Some(k) => after = k,
+                    None => break Some((before, end)),
+                }
+            };
+            let Some((before, end)) = window else {
+                break None;
+            };
+            let (a, b) = (path[before], path[end]);
+            let steps = end - before;
+            let budget = steps
+                .saturating_mul(steps)
+                .saturating_mul(LOCAL_DETOUR_PIXELS_PER_STEP)
+                .saturating_add(4096);
+            let source = grid.index(b.0, b.1);
+            let target = grid.index(a.0, a.1);
+            let outcome = self.scratch.fill_within(grid, source, Some(target), budget);
+            settled += outcome.settled;
+            self.chain.clear();
+            let toward = (b.0 as f32 + 0.5, b.1 as f32 + 0.5);
+            if !outcome.reached
+                || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
+            {
+                break None;
+            }
+            // `path[copied..before]`, then the detour from `a` up to (not including)
+            // `b`, which starts what is still to be copied.
+            self.chain.pop();
+            out.extend_from_slice(&path[copied..before]);
+            out.extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
+            copied = end;
+            next = end + 1;
+            detours += 1;
+        };
+        self.detour_path = path;
+        self.pixels = out;
+        answer
     }
 
     /// Like [`Pathfinder::find_path`], among `obstacles` (made for this grid): their
@@ -567,6 +735,25 @@ impl Pathfinder {
         let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
         result(&ends, waypoints, outcome.settled, started)
     }
+}
+
+/// What the subgoal index gave a query.
+enum IndexPath {
+    /// No index path: no index, turned off, or grid steps.
+    None,
+    /// A path (in `Pathfinder::pixels`) open among the obstacles, with the subgoals
+    /// expanded.
+    Open(usize),
+    /// A path on the mask that obstacles block somewhere.
+    Blocked(usize),
+}
+
+/// Whether the 8-neighbour step from pixel `a` to pixel `b` is open on `grid`
+/// (obstacles included): `b` walkable and, for a diagonal step, both pixels beside
+/// it walkable.
+fn step_is_open(grid: &NavGrid, (ax, ay): (u32, u32), (x, y): (u32, u32)) -> bool {
+    grid.is_walkable(x, y)
+        && (ax == x || ay == y || (grid.is_walkable(x, ay) && grid.is_walkable(ax, y)))
 }
 
 /// Whether every pixel of a corner path ([`crate::subgoal::SubgoalGraph::shortest_path`])

@@ -14,7 +14,8 @@
 //! costs and the same rule that a diagonal step needs both pixels beside it open. The
 //! index sees the mask and the area set only, not [`crate::Obstacles`]; a query among
 //! obstacles uses the index path when it crosses none of them (it is then still the
-//! shortest) and the fill otherwise.
+//! shortest), and otherwise the fill, or with [`crate::ObstacleDetours::Local`] the
+//! index path walked round each obstacle on it nearby.
 //!
 //! Memory: one bit a pixel marks the subgoals, with a running count every 64 pixels;
 //! each row and each column keeps the sorted positions of its subgoals and of the

@@ -10,6 +10,9 @@
 //!   pixels painted blocked (the oracle), except that obstacles covering the start
 //!   are ignored; its paths are legal on the mask and never come nearer than the
 //!   clearance to a footprint.
+//! - Local detours ([`ObstacleDetours::Local`]) answer with the status and ends of
+//!   the shortest path among the same obstacles, along a path legal on the oracle;
+//!   in a furnished room among walkers their walks stay close to the shortest.
 
 mod support;
 
@@ -19,7 +22,8 @@ use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 use walkmask::query::resolve_endpoints;
 use walkmask::subgoal::IndexPolicy;
 use walkmask::{
-    AreaSet, DistanceField, NavGrid, PathOptions, PathStatus, Pathfinder, Point, WalkMask,
+    AreaSet, DistanceField, NavGrid, ObstacleDetours, PathOptions, PathStatus, Pathfinder, Point,
+    WalkMask,
 };
 
 use support::cases::{Scenario, scenario};
@@ -312,6 +316,133 @@ proptest! {
         let fresh = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
         prop_assert_eq!(after.waypoints, fresh.waypoints);
     }
+}
+
+/// A pathfinder that walks round obstacles locally.
+fn local_detours() -> Pathfinder {
+    Pathfinder::with_options(PathOptions {
+        obstacle_detours: ObstacleDetours::Local,
+        ..PathOptions::default()
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A query with local detours answers as the shortest query among the same
+    /// obstacles does (status, whether the start moved, ends equally near the
+    /// requested points), along a path legal on the oracle's painted mask: it never
+    /// enters a footprint or a wall.
+    #[test]
+    fn local_detours_end_as_the_shortest_path_does(sc in scenario(), r in radius(), seed in any::<u64>()) {
+        let grid = clearance_grid(&sc, r);
+        grid.build_index(IndexPolicy::Always);
+        let obstacles = obstacles_for(&grid, seed);
+        let except = sc.start.pixel().filter(|&(x, y)| x < grid.width() && y < grid.height());
+        let oracle = baked(&grid, &obstacles, except);
+        let ours = local_detours().find_path_among(&grid, &obstacles, sc.start, sc.goal).unwrap();
+        let shortest = Pathfinder::new().find_path_among(&grid, &obstacles, sc.start, sc.goal).unwrap();
+        prop_assert_eq!(ours.status, shortest.status, "ours {:?} shortest {:?}", ours.waypoints, shortest.waypoints);
+        prop_assert_eq!(ours.start_moved, shortest.start_moved);
+        if ours.status == PathStatus::Unreachable {
+            return Ok(());
+        }
+        let squeezed = sc.start.pixel().is_some_and(|(x, y)| grid.is_floor(x, y) && !grid.is_walkable(x, y));
+        if !squeezed && let Err(e) = check_path_strict(&oracle, &ours.waypoints) {
+            return Err(TestCaseError::fail(format!("path {:?} crosses an obstacle or wall: {e}", ours.waypoints)));
+        }
+        let (a, b) = (ours.waypoints[0], shortest.waypoints[0]);
+        prop_assert!((squared_gap(a, sc.start) - squared_gap(b, sc.start)).abs() < 1e-6, "starts {:?} vs {:?}", a, b);
+        let (a, b) = (*ours.waypoints.last().unwrap(), *shortest.waypoints.last().unwrap());
+        prop_assert!((squared_gap(a, sc.goal) - squared_gap(b, sc.goal)).abs() < 1e-6, "ends {:?} vs {:?}", a, b);
+    }
+}
+
+/// In a furnished room among walker-sized discs, local detours walk round the
+/// walkers (most blocked clicks are answered without the fill), along paths legal
+/// on the painted mask, ending where the shortest paths end, and close to them in
+/// length: within 1 % on average and 15 % at most over the seeded clicks.
+#[test]
+fn local_detours_stay_close_to_the_shortest_walk_in_a_room() {
+    let (w, h) = (640u32, 360u32);
+    let mut rng = Rng(0x5eed_1234);
+    // Furniture: 24 rectangles away from a 20-pixel border.
+    let mut furniture = Vec::new();
+    for _ in 0..24 {
+        let (x, y) = (20 + rng.below(w - 80), 20 + rng.below(h - 60));
+        furniture.push((x, y, x + 8 + rng.below(50), y + 8 + rng.below(30)));
+    }
+    let mask = WalkMask::from_fn(w, h, |x, y| {
+        u8::from(
+            !furniture
+                .iter()
+                .any(|&(x0, y0, x1, y1)| (x0..x1).contains(&x) && (y0..y1).contains(&y)),
+        )
+    })
+    .unwrap();
+    let grid = NavGrid::with_clearance(mask, AreaSet::all(), 4.0).unwrap();
+    grid.build_index(IndexPolicy::Always);
+    let point = |rng: &mut Rng| loop {
+        let (x, y) = (rng.below(w), rng.below(h));
+        if grid.is_walkable(x, y) {
+            break Point::pixel_center(x, y);
+        }
+    };
+    let mut obstacles = Obstacles::new(&grid);
+    for _ in 0..30 {
+        let at = point(&mut rng);
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 5.0 }))
+            .unwrap();
+    }
+    // Walkers start outside every footprint, so one painted mask serves every click.
+    let oracle = baked(&grid, &obstacles, None);
+    let (mut local, mut shortest) = (local_detours(), Pathfinder::new());
+    let (mut compared, mut detoured, mut sum, mut worst) = (0usize, 0usize, 0.0f64, 1.0f64);
+    for _ in 0..300 {
+        let start = loop {
+            let p = point(&mut rng);
+            let (x, y) = p.pixel().unwrap();
+            if oracle.is_walkable(x, y) {
+                break p;
+            }
+        };
+        let goal = point(&mut rng);
+        let ours = local
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        let best = shortest
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        assert_eq!(ours.status, best.status, "{start:?} -> {goal:?}");
+        if ours.status == PathStatus::Unreachable {
+            continue;
+        }
+        if let Err(e) = check_path_strict(&oracle, &ours.waypoints) {
+            panic!("{start:?} -> {goal:?}: {e}: {:?}", ours.waypoints);
+        }
+        assert_eq!(
+            ours.waypoints.last(),
+            best.waypoints.last(),
+            "{start:?} -> {goal:?}"
+        );
+        if ours.stats.local_detours > 0 {
+            detoured += 1;
+        }
+        if best.length > 0.0 {
+            let ratio = f64::from(ours.length) / f64::from(best.length);
+            compared += 1;
+            sum += ratio;
+            worst = worst.max(ratio);
+        }
+    }
+    let mean = sum / compared as f64;
+    assert!(
+        detoured >= 30,
+        "only {detoured} clicks were walked round locally"
+    );
+    assert!(mean <= 1.01, "mean length ratio {mean}");
+    assert!(worst <= 1.15, "worst length ratio {worst}");
 }
 
 /// Two characters that touch can walk apart: a walker standing inside another's

@@ -59,10 +59,13 @@
 //! `--no-warm` turns warm fields off ([`WalkmaskPlugin::warm_fields`]) for
 //! comparison. `--hover` and `--hover-rest` add a standing player and move the hover
 //! point every frame, or every 15 frames (a pointer that rests a quarter of a second),
-//! to the room scene; `--crowd` is `--scene crowd`.
+//! to the room scene; `--crowd` is `--scene crowd`. `--shortest-detours` searches
+//! for the shortest path round solid walkers
+//! ([`ObstacleDetours::Shortest`](walkmask::ObstacleDetours::Shortest)) instead of the
+//! plugin's default local detours, for comparison.
 //!
 //! ```text
-//! cargo run --release -p walkmask_bench --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--hover | --hover-rest]
+//! cargo run --release -p walkmask_bench --example frame_cost [-- SECONDS] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--shortest-detours] [--hover | --hover-rest]
 //! ```
 
 use std::collections::HashMap;
@@ -685,6 +688,7 @@ fn run(
     seconds: f64,
     warm_fields: bool,
     avoidance: bool,
+    obstacle_detours: walkmask::ObstacleDetours,
     pools: TaskPoolOptions,
 ) -> Row {
     let frames = (seconds / FRAME.as_secs_f64()).round() as u64;
@@ -699,6 +703,7 @@ fn run(
         InputPlugin,
         WalkmaskPlugin {
             warm_fields,
+            obstacle_detours,
             tuning: WalkTuning {
                 avoidance,
                 ..default()
@@ -912,7 +917,7 @@ fn overlapping_pairs(app: &mut App) -> usize {
 fn usage(problem: &str) -> ! {
     let names: Vec<&str> = Scene::matrix().iter().map(|s| s.name).collect();
     eprintln!(
-        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
+        "usage: frame_cost [SECONDS > 3] [--scene NAME | --scene all] [--no-warm] [--no-avoidance] [--equal-priority] [--shortest-detours] [--crowd] [--hover | --hover-rest]\nscenes: {}\n{problem}",
         names.join(", ")
     );
     std::process::exit(2);
@@ -923,6 +928,7 @@ fn main() {
     let mut warm_fields = true;
     let mut avoidance = true;
     let mut background = true;
+    let mut obstacle_detours = walkmask::ObstacleDetours::Local;
     let mut chosen = vec![Scene::room()];
     let mut hover = 0;
     let mut args = std::env::args().skip(1);
@@ -931,6 +937,7 @@ fn main() {
             "--no-warm" => warm_fields = false,
             "--no-avoidance" => avoidance = false,
             "--equal-priority" => background = false,
+            "--shortest-detours" => obstacle_detours = walkmask::ObstacleDetours::Shortest,
             "--hover" => hover = 1,
             "--hover-rest" => hover = 15,
             "--crowd" => chosen = Scene::matrix().into_iter().filter(|s| s.crowd).collect(),
@@ -972,7 +979,16 @@ fn main() {
     );
     let rows: Vec<Row> = chosen
         .iter()
-        .map(|scene| run(scene, seconds, warm_fields, avoidance, pools.clone()))
+        .map(|scene| {
+            run(
+                scene,
+                seconds,
+                warm_fields,
+                avoidance,
+                obstacle_detours,
+                pools.clone(),
+            )
+        })
         .collect();
     if rows.len() > 1 {
         println!();

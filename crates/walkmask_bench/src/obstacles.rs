@@ -7,7 +7,8 @@ use std::time::Instant;
 use walkmask::subgoal::IndexPolicy;
 
 use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
-use walkmask::{NavGrid, Pathfinder, Point};
+use walkmask::{NavGrid, ObstacleDetours, PathOptions, PathStatus, Pathfinder, Point, WalkMask};
+use walkmask_demo_assets::synthetic;
 
 use crate::masks;
 use crate::report::{fmt_us, median};
@@ -54,6 +55,110 @@ fn characters(grid: &NavGrid, rng: &mut Rng) -> Obstacles {
     obstacles
 }
 
+/// Walkers in the detour comparison: the frame-cost harbour's solid walkers.
+const HARBOUR_CHARACTERS: usize = 75;
+/// Their radius and the walker's, pixels (the frame-cost harbour's).
+const HARBOUR_RADIUS: f32 = 10.0;
+
+/// The percentile `p` (0 to 1) of sorted samples.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Local detours against the shortest path among obstacles, side by side on the same
+/// clicks: on the 4K harbour and the 4K room with a walker's clearance, among
+/// walker-sized discs, the clicks whose index path the walkers block.
+fn detours(quick: bool) {
+    let clicks = if quick { 100 } else { 400 };
+    println!(
+        "\nDetours among {HARBOUR_CHARACTERS} walkers of radius {HARBOUR_RADIUS} px (grid widened by the same radius, with its index; the clicks whose index path a walker blocks, out of {clicks} random clicks; µs per query median / p99 / max; length of the local detour's walk over the shortest one's):"
+    );
+    println!(
+        "| mask | blocked clicks | shortest (fill) | local detours | median ratio | length ratio mean / max | local fell back to the fill |\n|---|---|---|---|---|---|---|"
+    );
+    let masks: Vec<(&str, WalkMask)> = vec![
+        (
+            "harbour 3840 x 2160",
+            WalkMask::new(3840, 2160, synthetic::harbour(3840, 2160, 7)).expect("valid size"),
+        ),
+        ("room 3840 x 2160", masks::room(3840, 2160, 7)),
+    ];
+    for (name, mask) in masks {
+        let grid = NavGrid::with_clearance(mask, walkmask::AreaSet::all(), HARBOUR_RADIUS)
+            .expect("a valid radius");
+        grid.build_index(IndexPolicy::WhenItPays);
+        let mut rng = Rng::new(23);
+        let mut obstacles = Obstacles::new(&grid);
+        while obstacles.len() < HARBOUR_CHARACTERS {
+            let at = walkable_point(&grid, &mut rng);
+            obstacles
+                .push(Obstacle::new(
+                    at,
+                    Footprint::Circle {
+                        radius: HARBOUR_RADIUS,
+                    },
+                ))
+                .expect("finite sizes");
+        }
+        let mut shortest = Pathfinder::new();
+        let mut local = Pathfinder::with_options(PathOptions {
+            obstacle_detours: ObstacleDetours::Local,
+            ..PathOptions::default()
+        });
+        let (mut fill_us, mut local_us, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let mut fell_back = 0usize;
+        for _ in 0..clicks {
+            let (a, b) = (
+                walkable_point(&grid, &mut rng),
+                walkable_point(&grid, &mut rng),
+            );
+            let plain = shortest.find_path(&grid, a, b).expect("valid points");
+            let started = Instant::now();
+            let exact = shortest
+                .find_path_among(&grid, &obstacles, a, b)
+                .expect("valid points");
+            let exact_us = started.elapsed().as_secs_f64() * 1e6;
+            if exact.waypoints == plain.waypoints {
+                continue; // no walker in the way
+            }
+            let started = Instant::now();
+            let detour = local
+                .find_path_among(&grid, &obstacles, a, b)
+                .expect("valid points");
+            local_us.push(started.elapsed().as_secs_f64() * 1e6);
+            fill_us.push(exact_us);
+            if detour.status != PathStatus::Unreachable && exact.length > 0.0 {
+                ratios.push(f64::from(detour.length) / f64::from(exact.length));
+            }
+            if detour.stats.local_detours == 0 {
+                fell_back += 1;
+            }
+        }
+        fill_us.sort_by(f64::total_cmp);
+        local_us.sort_by(f64::total_cmp);
+        let cell = |v: &[f64]| {
+            format!(
+                "{} / {} / {}",
+                fmt_us(Some(percentile(v, 0.5))),
+                fmt_us(Some(percentile(v, 0.99))),
+                fmt_us(v.last().copied())
+            )
+        };
+        let mean = ratios.iter().sum::<f64>() / ratios.len().max(1) as f64;
+        let max = ratios.iter().copied().fold(f64::NAN, f64::max);
+        println!(
+            "| {name} | {} | {} | {} | {:.3} | {mean:.4} / {max:.4} | {fell_back} |",
+            fill_us.len(),
+            cell(&fill_us),
+            cell(&local_us),
+            percentile(&local_us, 0.5) / percentile(&fill_us, 0.5),
+        );
+    }
+}
+
 /// Median microseconds of `query` over `pairs`.
 fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
     let mut samples: Vec<f64> = pairs
@@ -68,8 +173,9 @@ fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
     median(&samples).unwrap_or(f64::NAN)
 }
 
-/// Runs every case and prints one table.
+/// Runs every case and prints two tables.
 pub fn run(quick: bool) {
+    detours(quick);
     let queries = if quick { 100 } else { 400 };
     println!(
         "\nObstacles and clearance (median per query over the same {queries} clicks; {OBSTACLES} character-sized obstacles; radius {RADIUS} px; each grid with its subgoal index, as the plugin prepares it):"

@@ -183,6 +183,7 @@ impl PlannerArgs {
             taut: !self.no_beautify && !self.no_taut,
             grid_steps: false,
             use_index: true,
+            obstacle_detours: walkmask::ObstacleDetours::Shortest,
         }
     }
 }

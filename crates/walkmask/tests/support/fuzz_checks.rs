@@ -151,6 +151,7 @@ pub fn check_path_query(data: &[u8]) {
         taut: options & 4 == 0,
         grid_steps: false,
         use_index: true,
+        obstacle_detours: walkmask::ObstacleDetours::Shortest,
     };
     check_query(&grid, start, goal, &options);
 }
