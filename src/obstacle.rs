@@ -201,8 +201,8 @@ pub(crate) fn rasterise<'a>(
 
 /// Whether a walk along `path` (mask points) passes over a pixel of one of
 /// `obstacles` widened by `clearance` (those that block pixel `except`, where the
-/// walker stands, aside). Only the obstacles whose box comes near the walk have their
-/// pixels worked out.
+/// walker stands, aside). Only the obstacles whose box comes near the walk are
+/// tested, row by row along the walk.
 pub(crate) fn crosses_obstacles(
     obstacles: &[(Entity, Obstacle)],
     path: &[Point],
@@ -210,16 +210,10 @@ pub(crate) fn crosses_obstacles(
     clearance: f32,
     except: Option<(u32, u32)>,
 ) -> bool {
-    let near: Vec<(Entity, Obstacle)> = obstacles
-        .iter()
-        .filter(|(_, o)| o.near_path(path, clearance))
-        .copied()
-        .collect();
-    !near.is_empty()
-        && rasterise(&near, mapping, clearance)
-            .0
-            .first_on_path(path, except)
-            .is_some()
+    obstacles.iter().any(|(_, o)| {
+        o.near_path(path, clearance)
+            && o.blocks_walk(path, mapping.size.x, mapping.size.y, clearance, except)
+    })
 }
 
 /// Keeps [`ObstacleLayout`] up to date (in [`WalkmaskSystems::Plan`](crate::WalkmaskSystems::Plan), first).

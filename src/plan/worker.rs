@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
-use walkmask::obstacles::Obstacle;
+use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
 use walkmask::subgoal::IndexPolicy;
 use walkmask::{
     DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError,
@@ -14,6 +14,69 @@ use walkmask::{
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
 use crate::obstacle::{crosses_obstacles, rasterise};
+
+/// An obstacle's pixels are kept by mask width and height, clearance and the
+/// obstacle, bit for bit.
+type RasterKey = (u32, u32, u32, [u32; 5]);
+
+/// The pixels of the obstacles the last searches ran among, each worked out once:
+/// within a frame every search sees the same solid walkers where they stand (less
+/// its own walker), and a standing one stays where it is from frame to frame, so
+/// most of a search's obstacles were worked out by an earlier one.
+#[derive(Clone, Default)]
+pub(crate) struct ObstacleRasters(Arc<Mutex<std::collections::HashMap<RasterKey, Obstacles>>>);
+
+impl ObstacleRasters {
+    /// Obstacles kept; past it the cache starts afresh.
+    const KEEP: usize = 4096;
+
+    /// `list` as obstacles for walkers of `clearance` pixels on a mask of
+    /// `mapping`'s size, as [`rasterise`] makes them, from the kept pixels where
+    /// they are kept.
+    fn obstacles<'a>(
+        &self,
+        list: impl IntoIterator<Item = &'a (Entity, Obstacle)>,
+        mapping: &MaskMapping,
+        clearance: f32,
+    ) -> Obstacles {
+        let (w, h) = (mapping.size.x, mapping.size.y);
+        let mut out = Obstacles::for_size(w, h, clearance);
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if kept.len() > Self::KEEP {
+            kept.clear();
+        }
+        for (entity, obstacle) in list {
+            let key = (w, h, clearance.to_bits(), obstacle_bits(obstacle));
+            let one = kept.entry(key).or_insert_with(|| {
+                rasterise(std::iter::once(&(*entity, *obstacle)), mapping, clearance).0
+            });
+            out.push_from(one, 0);
+        }
+        out
+    }
+}
+
+/// An obstacle's centre and footprint, bit for bit.
+fn obstacle_bits(obstacle: &Obstacle) -> [u32; 5] {
+    let (kind, a, b) = match obstacle.footprint {
+        Footprint::Rect {
+            half_width,
+            half_height,
+        } => (0, half_width, half_height),
+        Footprint::Circle { radius } => (1, radius, radius),
+        Footprint::Ellipse { radius_x, radius_y } => (2, radius_x, radius_y),
+    };
+    [
+        obstacle.center.x.to_bits(),
+        obstacle.center.y.to_bits(),
+        kind,
+        a.to_bits(),
+        b.to_bits(),
+    ]
+}
 use crate::room::MaskMapping;
 
 /// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size
@@ -75,6 +138,8 @@ pub(crate) struct Planner {
     /// every run; and grids the main thread needs are built in the frame that needs
     /// them ([`Planner::main_thread_grid`]).
     pub(crate) deterministic: bool,
+    /// Obstacles' pixels shared between searches.
+    rasters: ObstacleRasters,
 }
 
 /// Counts a task as in flight until it finishes or is dropped.
@@ -152,6 +217,7 @@ impl Planner {
             warming: Arc::new(AtomicUsize::new(0)),
             planning: Arc::new(AtomicUsize::new(0)),
             deterministic: false,
+            rasters: ObstacleRasters::default(),
         }
     }
 
@@ -228,7 +294,9 @@ impl Planner {
         // 3. A search of its own.
         let result = result.unwrap_or_else(|| {
             work_span!("walkmask: path search");
-            let (obstacles, _) = rasterise(&query.obstacles, &query.mapping, grid.clearance());
+            let obstacles =
+                self.rasters
+                    .obstacles(&query.obstacles, &query.mapping, grid.clearance());
             let mut pathfinder = self.pathfinders.take();
             pathfinder.set_options(*options);
             let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);

@@ -2,12 +2,11 @@
 //! the rest of its path, or away from where it bent the path.
 
 use bevy::ecs::entity::{EntityMapper, MapEntities};
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+use walkmask::obstacles::{Footprint, Obstacle};
 
 use super::job::{PathJob, PlannedOn, queue_replan};
-use crate::obstacle::{MaskObstacleCache, MaskObstacles, ObstacleLayout, rasterise};
+use crate::obstacle::{MaskObstacleCache, MaskObstacles, ObstacleLayout};
 use crate::placement::{Parents, walker_xy};
 use crate::room::MaskMapping;
 use crate::tuning::WalkTuning;
@@ -122,9 +121,6 @@ type WatchedWalker = (
 #[derive(Default)]
 pub(crate) struct WatchCache {
     rooms: MaskObstacleCache,
-    /// By (room, clearance steps, obstacle): the obstacle as rasterised, its pixels,
-    /// and the layout generation it was last used in.
-    rasters: HashMap<(Entity, u32, Entity), (Obstacle, Obstacles, u64)>,
     /// Indices of obstacles near a walk (reused).
     near: Vec<usize>,
     /// A walk's points from where its walker stands (world), its stretch within the
@@ -139,40 +135,26 @@ pub(crate) struct WatchCache {
 /// The checks of one walk against the obstacles of its room in one frame.
 struct PathCheck<'a> {
     current: &'a MaskObstacles,
-    rasters: &'a mut HashMap<(Entity, u32, Entity), (Obstacle, Obstacles, u64)>,
     near: &'a mut Vec<usize>,
-    room: Entity,
-    clearance_steps: u32,
     walker: Entity,
     mapping: MaskMapping,
     clearance: f32,
-    generation: u64,
     standing_on: Option<(u32, u32)>,
 }
 
 impl PathCheck<'_> {
     /// Whether a walk along `path` (mask points) passes over a pixel of an obstacle
     /// other than the walker's own (those covering where it stands aside). Only the
-    /// obstacles in the buckets it passes are looked at, and an obstacle's pixels are
-    /// worked out once while it stays where it is.
+    /// obstacles in the buckets it passes are looked at, each by one distance per row
+    /// of pixels the walk crosses near it ([`Obstacle::blocks_walk`]).
     fn blocks(&mut self, path: &[walkmask::Point]) -> bool {
         self.near.clear();
         self.current.near_path(path, self.clearance, self.near);
+        let size = self.mapping.size;
         self.near.iter().any(|&i| {
             let (other, obstacle) = self.current.list[i];
-            if other == self.walker {
-                return false;
-            }
-            let raster = || rasterise(&[(other, obstacle)], &self.mapping, self.clearance).0;
-            let entry = self
-                .rasters
-                .entry((self.room, self.clearance_steps, other))
-                .or_insert_with(|| (obstacle, raster(), self.generation));
-            if entry.0 != obstacle {
-                *entry = (obstacle, raster(), self.generation);
-            }
-            entry.2 = self.generation;
-            entry.1.first_on_path(path, self.standing_on).is_some()
+            other != self.walker
+                && obstacle.blocks_walk(path, size.x, size.y, self.clearance, self.standing_on)
         })
     }
 }
@@ -196,17 +178,14 @@ fn path_prefix(path: &[Vec2], length: f32, out: &mut Vec<Vec2>) {
     }
 }
 
-/// Raster entries unused for this many layout generations are dropped.
-const RASTER_KEEP_GENERATIONS: u64 = 120;
-
 /// Re-plans walkers whose remaining path an obstacle now blocks, or that an obstacle
 /// which bent their path has moved away from (see [`WalkObstacle`]).
 ///
 /// A frame's cost grows with the walkers and with the obstacles near their walks, not
 /// with all obstacles per walker: the obstacles are converted to each room's mask
 /// pixels once and listed in coarse buckets, a walk looks only at those in the
-/// buckets it passes, and an obstacle's pixels are worked out only when a walk comes
-/// near it and kept while it stands still.
+/// buckets it passes, and a walk is tested against an obstacle near it row by row
+/// without working out the obstacle's pixels.
 pub(crate) fn replan_for_obstacles(
     mut commands: Commands,
     time: Res<Time>,
@@ -220,7 +199,6 @@ pub(crate) fn replan_for_obstacles(
     let generation = layout.generation;
     let WatchCache {
         rooms,
-        rasters,
         near,
         walk,
         ahead_world,
@@ -265,14 +243,10 @@ pub(crate) fn replan_for_obstacles(
         let end = [mask_point(world[world.len() - 1])];
         let mut check = PathCheck {
             current: rooms.room(&layout, basis.room, &mapping),
-            rasters: &mut *rasters,
             near: &mut *near,
-            room: basis.room,
-            clearance_steps: basis.key.clearance_steps,
             walker: entity,
             mapping,
             clearance,
-            generation,
             standing_on: ahead[0].pixel(),
         };
         // Only the look-ahead and the destination are looked at; a walk that goes on
@@ -292,11 +266,9 @@ pub(crate) fn replan_for_obstacles(
                     })
             },
         ));
-        let freed = !moved_away.is_empty()
-            && rasterise(&*moved_away, &mapping, reach)
-                .0
-                .first_on_path(ahead, standing_on)
-                .is_some();
+        let freed = moved_away.iter().any(|(_, obstacle)| {
+            obstacle.blocks_walk(ahead, mapping.size.x, mapping.size.y, reach, standing_on)
+        });
         if goes_beyond && !(blocked || freed) {
             watch.generation = generation.wrapping_sub(1);
         }
@@ -309,9 +281,6 @@ pub(crate) fn replan_for_obstacles(
             watch.quiet_for = tuning.obstacle_replan_seconds;
             queue_replan(&mut commands, entity, path, false);
         }
-    }
-    if generation.is_multiple_of(RASTER_KEEP_GENERATIONS) {
-        rasters.retain(|_, (_, _, used)| generation - *used < RASTER_KEEP_GENERATIONS);
     }
 }
 

@@ -318,6 +318,37 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config())]
+
+    /// Testing a walk against one obstacle row by row, without its pixels, answers
+    /// as the obstacle's pixels do: every obstacle of every shape, clearance, mask
+    /// size, walk (points anywhere in or near the mask) and standing pixel.
+    #[test]
+    fn a_walk_meets_an_obstacle_as_its_pixels_say(
+        w in 1u32..48,
+        h in 1u32..48,
+        r in radius(),
+        seed in any::<u64>(),
+        points in proptest::collection::vec((-60i32..600, -60i32..600), 1..5),
+        standing in proptest::option::of((0u32..50, 0u32..50)),
+    ) {
+        let grid = NavGrid::with_clearance(WalkMask::from_fn(w, h, |_, _| 1).unwrap(), AreaSet::all(), r).unwrap();
+        let path: Vec<Point> = points
+            .iter()
+            .map(|&(x, y)| Point::new(x as f32 / 10.0, y as f32 / 10.0))
+            .collect();
+        let all = obstacles_for(&grid, seed);
+        for (i, obstacle) in all.obstacles().iter().enumerate() {
+            let mut one = Obstacles::new(&grid);
+            one.push_from(&all, i);
+            let by_pixels = one.first_on_path(&path, standing).is_some();
+            let by_rows = obstacle.blocks_walk(&path, w, h, grid.clearance(), standing);
+            prop_assert_eq!(by_rows, by_pixels, "{:?} along {:?} standing on {:?}", obstacle, path, standing);
+        }
+    }
+}
+
 /// A pathfinder that walks round obstacles locally.
 fn local_detours() -> Pathfinder {
     Pathfinder::with_options(PathOptions {
