@@ -14,6 +14,7 @@ use walkmask::{
 use super::field_cache::WarmFieldCache;
 use super::grid_cache::{GridKey, NavGridCache};
 use crate::obstacle::{crosses_obstacles, rasterise};
+use crate::room::MaskMapping;
 
 /// An obstacle's pixels are kept by mask width and height, clearance and the
 /// obstacle, bit for bit.
@@ -40,22 +41,47 @@ impl ObstacleRasters {
         clearance: f32,
     ) -> Obstacles {
         let (w, h) = (mapping.size.x, mapping.size.y);
-        let mut out = Obstacles::for_size(w, h, clearance);
-        let mut kept = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if kept.len() > Self::KEEP {
+        let keyed: Vec<(RasterKey, &(Entity, Obstacle))> = list
+            .into_iter()
+            .map(|one| ((w, h, clearance.to_bits(), obstacle_bits(&one.1)), one))
+            .collect();
+        // The obstacles not kept yet are worked out outside the lock, so searches
+        // on other threads do not wait for them.
+        let unseen: Vec<&(RasterKey, &(Entity, Obstacle))> = {
+            let kept = self.lock();
+            keyed
+                .iter()
+                .filter(|(key, _)| !kept.contains_key(key))
+                .collect()
+        };
+        let worked_out: Vec<(RasterKey, Obstacles)> = unseen
+            .into_iter()
+            .map(|&(key, one)| (key, rasterise(std::iter::once(one), mapping, clearance).0))
+            .collect();
+        let mut kept = self.lock();
+        if kept.len() + worked_out.len() > Self::KEEP {
             kept.clear();
         }
-        for (entity, obstacle) in list {
-            let key = (w, h, clearance.to_bits(), obstacle_bits(obstacle));
-            let one = kept.entry(key).or_insert_with(|| {
-                rasterise(std::iter::once(&(*entity, *obstacle)), mapping, clearance).0
-            });
-            out.push_from(one, 0);
+        kept.extend(worked_out);
+        let mut out = Obstacles::for_size(w, h, clearance);
+        for (key, (entity, obstacle)) in &keyed {
+            match kept.get(key) {
+                Some(one) => out.push_from(one, 0),
+                // Cleared by another search between the two locks.
+                None => {
+                    let one =
+                        rasterise(std::iter::once(&(*entity, *obstacle)), mapping, clearance).0;
+                    out.push_from(&one, 0);
+                }
+            }
         }
         out
+    }
+
+    fn lock(&self) -> MutexGuard<'_, std::collections::HashMap<RasterKey, Obstacles>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -77,7 +103,6 @@ fn obstacle_bits(obstacle: &Obstacle) -> [u32; 5] {
         b.to_bits(),
     ]
 }
-use crate::room::MaskMapping;
 
 /// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size
 /// once and are then reused by later queries. Bounded by a byte budget: a pathfinder

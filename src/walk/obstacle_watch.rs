@@ -8,7 +8,6 @@ use walkmask::obstacles::{Footprint, Obstacle};
 use super::job::{PathJob, PlannedOn, queue_replan};
 use crate::obstacle::{MaskObstacleCache, MaskObstacles, ObstacleLayout};
 use crate::placement::{Parents, walker_xy};
-use crate::room::MaskMapping;
 use crate::tuning::WalkTuning;
 use crate::walker::{WalkPath, Walker};
 
@@ -137,7 +136,8 @@ struct PathCheck<'a> {
     current: &'a MaskObstacles,
     near: &'a mut Vec<usize>,
     walker: Entity,
-    mapping: MaskMapping,
+    /// The mask's width and height in pixels.
+    size: UVec2,
     clearance: f32,
     standing_on: Option<(u32, u32)>,
 }
@@ -150,7 +150,7 @@ impl PathCheck<'_> {
     fn blocks(&mut self, path: &[walkmask::Point]) -> bool {
         self.near.clear();
         self.current.near_path(path, self.clearance, self.near);
-        let size = self.mapping.size;
+        let size = self.size;
         self.near.iter().any(|&i| {
             let (other, obstacle) = self.current.list[i];
             other != self.walker
@@ -245,7 +245,7 @@ pub(crate) fn replan_for_obstacles(
             current: rooms.room(&layout, basis.room, &mapping),
             near: &mut *near,
             walker: entity,
-            mapping,
+            size: mapping.size,
             clearance,
             standing_on: ahead[0].pixel(),
         };

@@ -117,9 +117,10 @@ impl MapEntities for SearchInputs {
 }
 
 impl SearchInputs {
-    /// Whether a search started on these inputs would be started again on `now`
-    /// and the mask `now_mask` (another room, other areas: a gate opened or shut
-    /// since, or the mask painted anew).
+    /// Whether a search started on these inputs would be started again on `now`,
+    /// the walker's basis and its room's mask as they are (another room, other
+    /// areas: a gate opened or shut since, or the mask painted anew); always when
+    /// there is none (the mask not loaded, or failed).
     pub(super) fn basis_changed(&self, now: Option<(&PlanBasis, &WalkMask)>) -> bool {
         now.is_none_or(|(now, mask)| {
             (now.room, WalkAreas::from(now.key.areas), mask.pixels_hash())

@@ -245,28 +245,11 @@ impl Obstacle {
         let bottom = ((cy + hy + reach + 0.5).ceil() - 1.0).min(h - 1.0);
         let nearest = (cx - 0.5).round();
         any_segment(path, |a, b| {
-            let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
-            let y_lo = ay.min(by).floor().max(top);
-            let y_hi = ay.max(by).floor().min(bottom);
-            if y_lo.is_nan() || y_hi.is_nan() || y_lo > y_hi {
-                return false;
-            }
-            let mut row = y_lo;
-            while row <= y_hi {
-                // The segment's columns within the band [row, row + 1], on the mask.
-                let (xa, xb) = if ay == by {
-                    (ax, bx)
-                } else {
-                    let at = |y: f64| ax + (bx - ax) * ((y - ay) / (by - ay)).clamp(0.0, 1.0);
-                    (at(row), at(row + 1.0))
-                };
-                let (lo, hi) = (xa.min(xb).floor().max(0.0), xa.max(xb).floor().min(w - 1.0));
-                if lo <= hi && blocked(nearest.clamp(lo, hi), row) {
-                    return true;
-                }
-                row += 1.0;
-            }
-            false
+            // The segment's columns within each band [row, row + 1], on the mask.
+            row_bands(a, b, top, bottom).any(|(row, lo, hi)| {
+                let (lo, hi) = (lo.max(0.0), hi.min(w - 1.0));
+                lo <= hi && blocked(nearest.clamp(lo, hi), row)
+            })
         })
     }
 
@@ -301,6 +284,30 @@ impl Obstacle {
         }
         t0 <= t1
     }
+}
+
+/// The rows from `top` to `bottom` (whole numbers) the segment `a b` crosses, each
+/// with the first and last column (floored) the segment touches within the band
+/// `[row, row + 1]`. Nothing for a segment with a coordinate that is not a number.
+fn row_bands(a: Point, b: Point, top: f64, bottom: f64) -> impl Iterator<Item = (f64, f64, f64)> {
+    let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
+    let y_lo = ay.min(by).floor().max(top);
+    let y_hi = ay.max(by).floor().min(bottom);
+    let rows = if y_lo.is_nan() || y_hi.is_nan() || y_lo > y_hi {
+        0
+    } else {
+        (y_hi - y_lo) as u64 + 1
+    };
+    (0..rows).map(move |k| {
+        let row = y_lo + k as f64;
+        let (xa, xb) = if ay == by {
+            (ax, bx)
+        } else {
+            let at = |y: f64| ax + (bx - ax) * ((y - ay) / (by - ay)).clamp(0.0, 1.0);
+            (at(row), at(row + 1.0))
+        };
+        (row, xa.min(xb).floor(), xa.max(xb).floor())
+    })
 }
 
 /// Whether `test` holds for a segment of `path`; a single point is a segment of no
@@ -347,32 +354,12 @@ impl Raster {
     /// Whether the segment `a b` passes over a pixel of this raster (a pixel it
     /// only touches at an edge or corner may count: the test errs toward blocked).
     fn meets_segment(&self, a: Point, b: Point) -> bool {
-        let (ax, ay, bx, by) = (a.x as f64, a.y as f64, b.x as f64, b.y as f64);
-        let last_row = self.first_row as f64 + self.runs.len() as f64 - 1.0;
-        let y_lo = ay.min(by).floor().max(self.first_row as f64);
-        let y_hi = ay.max(by).floor().min(last_row);
-        if y_lo.is_nan() || y_hi.is_nan() || y_lo > y_hi {
-            return false;
-        }
-        let mut row = y_lo;
-        while row <= y_hi {
-            let (x0, x1) = self.runs[(row - self.first_row as f64) as usize];
-            if x1 > x0 {
-                // The segment's x extent within the band [row, row + 1].
-                let (xa, xb) = if ay == by {
-                    (ax, bx)
-                } else {
-                    let at = |y: f64| ax + (bx - ax) * ((y - ay) / (by - ay)).clamp(0.0, 1.0);
-                    (at(row), at(row + 1.0))
-                };
-                let (lo, hi) = (xa.min(xb).floor(), xa.max(xb).floor());
-                if lo < x1 as f64 && hi >= x0 as f64 {
-                    return true;
-                }
-            }
-            row += 1.0;
-        }
-        false
+        let first_row = self.first_row as f64;
+        let last_row = first_row + self.runs.len() as f64 - 1.0;
+        row_bands(a, b, first_row, last_row).any(|(row, lo, hi)| {
+            let (x0, x1) = self.runs[(row - first_row) as usize];
+            x1 > x0 && lo < x1 as f64 && hi >= x0 as f64
+        })
     }
 
     fn rows(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {

@@ -762,12 +762,12 @@ fn step_is_open(grid: &NavGrid, (ax, ay): (u32, u32), (x, y): (u32, u32)) -> boo
 fn corner_path_is_open(grid: &NavGrid, corners: &[(u32, u32)]) -> bool {
     let mut open = true;
     let mut last: Option<(u32, u32)> = None;
-    for_each_corner_path_pixel(corners, |(x, y)| {
-        open &= grid.is_walkable(x, y)
-            && last.is_none_or(|(ax, ay)| {
-                ax == x || ay == y || (grid.is_walkable(x, ay) && grid.is_walkable(ax, y))
-            });
-        last = Some((x, y));
+    for_each_corner_path_pixel(corners, |p| {
+        open &= match last {
+            Some(a) => step_is_open(grid, a, p),
+            None => grid.is_walkable(p.0, p.1),
+        };
+        last = Some(p);
     });
     open
 }
