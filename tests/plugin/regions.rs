@@ -685,7 +685,7 @@ fn a_layer_described_by_colours_and_names_loads_or_names_a_stray_colour() {
         .world()
         .resource::<AssetServer>()
         .load("generated/stray_regions.walk.png");
-    common::wait_for(&mut app, 200, |w| {
+    common::wait_for(&mut app, common::LOAD_UPDATES, |w| {
         matches!(
             w.resource::<AssetServer>().load_state(&stray),
             bevy::asset::LoadState::Failed(_)

@@ -100,7 +100,7 @@ fn app_with_room(pace: Pace, name: &str) -> (App, Entity, String) {
         });
     let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
     let room = app.world_mut().spawn(FromRoomFile(handle)).id();
-    common::wait_for(&mut app, 500, |world| {
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
         world.get::<WalkRoom>(room).is_some() && hotspot_named(world, room, "door").is_some()
     });
     (app, room, path)
@@ -357,7 +357,7 @@ fn an_ags_room_loads_as_a_room_and_a_walker_walks_its_areas() {
                 Transform::from_xyz(2000.0, 0.0, 0.0),
             ))
             .id();
-        common::wait_for(&mut app, 500, |world| {
+        common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
             for from in [room, folder] {
                 let handle = world.get::<FromRoomFile>(from).unwrap().0.clone();
                 if let Some(bevy::asset::LoadState::Failed(e)) =
@@ -443,7 +443,7 @@ fn a_walker_sent_into_a_room_whose_file_is_loading_comes_in_at_its_spawn_point()
             .entity(walker)
             .enter_room(room, "start");
         let spawn = Vec2::new(10.5 - 32.0, 24.0 - 30.5);
-        common::wait_for(&mut app, 500, |world| {
+        common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
             world
                 .get::<Transform>(walker)
                 .is_some_and(|t| t.translation.truncate() == spawn)
@@ -481,7 +481,7 @@ fn a_walker_sent_into_a_room_whose_file_fails_stays_where_it_is() {
         .commands()
         .entity(walker)
         .enter_room(room, "start");
-    common::wait_for(&mut app, 500, |world| {
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
         matches!(
             world.resource::<AssetServer>().get_load_state(&handle),
             Some(bevy::asset::LoadState::Failed(_))
@@ -564,7 +564,9 @@ fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
     app.add_plugins(bevy::image::ImagePlugin::default());
     let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
     let room = app.world_mut().spawn(FromRoomFile(handle)).id();
-    common::wait_for(&mut app, 500, |world| props_of(world, room).len() == 2);
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
+        props_of(world, room).len() == 2
+    });
     let props = props_of(app.world_mut(), room);
     // Room pixel (10, 20) of the 64 x 48 room is (-22, 4) in its own space.
     assert_eq!(
@@ -590,7 +592,7 @@ fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
         .insert(Visibility::Inherited);
     std::fs::write(asset_file(&path), props_room_text(name, (12.0, 20.0), true)).unwrap();
     app.world().resource::<AssetServer>().reload(path.clone());
-    common::wait_for(&mut app, 500, |world| {
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
         props_of(world, room)[0].1 == Vec2::new(-20.0, 4.0)
     });
     let props = props_of(app.world_mut(), room);
@@ -603,7 +605,9 @@ fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
     )
     .unwrap();
     app.world().resource::<AssetServer>().reload(path);
-    common::wait_for(&mut app, 500, |world| props_of(world, room).len() == 1);
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
+        props_of(world, room).len() == 1
+    });
     assert!(app.world().get_entity(lamp).is_err());
 }
 
@@ -648,7 +652,9 @@ fn the_debug_overlay_lints_a_room_file_and_lints_it_again_when_it_changes() {
             .get::<RoomLint>(room)
             .map(|lint| lint.problems.iter().map(|p| p.kind).collect::<Vec<_>>())
     };
-    common::wait_for(&mut app, 500, |world| kinds(world).is_some());
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
+        kinds(world).is_some()
+    });
     // The floor right of the wall: an island no spawn point reaches, marked there.
     assert_eq!(kinds(app.world()), Some(vec![ProblemKind::Island]));
     let lint = app.world().get::<RoomLint>(room).unwrap();
@@ -657,7 +663,9 @@ fn the_debug_overlay_lints_a_room_file_and_lints_it_again_when_it_changes() {
     // A spawn point on the right: linted again, nothing wrong.
     std::fs::write(asset_file(&path), split_room_text(name, true)).unwrap();
     app.world().resource::<AssetServer>().reload(path);
-    common::wait_for(&mut app, 500, |world| kinds(world) == Some(vec![]));
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
+        kinds(world) == Some(vec![])
+    });
 }
 
 /// An AGS 4 room folder whose background cannot be read (a folder where the picture
