@@ -47,6 +47,11 @@ pub struct PathStats {
     /// Stretches of the index's path walked round obstacles nearby
     /// ([`ObstacleDetours::Local`]); 0 for every other answer.
     pub local_detours: usize,
+    /// Whether a distance fill from one end answered (no subgoal index, or obstacles
+    /// on the index's path that no local detour walked round, or an end they cover
+    /// or cut off) rather than the straight line, the index or a warm field: the
+    /// slow kind of answer, worth counting where searches run often.
+    pub filled: bool,
     /// Wall time of the query.
     pub elapsed: Duration,
 }
@@ -80,6 +85,7 @@ impl PathResult {
             stats: PathStats {
                 visited,
                 local_detours: 0,
+                filled: false,
                 elapsed,
             },
         }
@@ -421,6 +427,7 @@ pub(crate) fn result(
         stats: PathStats {
             visited,
             local_detours: 0,
+            filled: false,
             elapsed: started.elapsed(),
         },
     }
@@ -540,21 +547,23 @@ impl Pathfinder {
         let target = grid.index(first_pixel.0, first_pixel.1);
         let outcome = self.scratch.fill(grid, source, Some(target));
         self.chain.clear();
-        if !outcome.reached && grid.has_obstacles() {
+        let mut answer = if !outcome.reached && grid.has_obstacles() {
             // Obstacles cover the end or cut it off from the start.
-            return Ok(self.nearest_reachable(grid, &ends, goal, started));
-        }
-        let toward = (last.x, last.y);
-        if !outcome.reached
-            || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
-        {
+            self.nearest_reachable(grid, &ends, goal, started)
+        } else if !outcome.reached || {
+            let toward = (last.x, last.y);
+            !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
+        } {
             // Same region guarantees reachability; kept as a defensive answer.
-            return Ok(PathResult::unreachable(outcome.settled, started.elapsed()));
-        }
-        self.pixels.clear();
-        self.pixels
-            .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
-        Ok(result(&ends, finish(self), outcome.settled, started))
+            PathResult::unreachable(outcome.settled, started.elapsed())
+        } else {
+            self.pixels.clear();
+            self.pixels
+                .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
+            result(&ends, finish(self), outcome.settled, started)
+        };
+        answer.stats.filled = true;
+        Ok(answer)
     }
 
     /// The corners of the path from pixel `from` to pixel `to` by the grid's index

@@ -430,6 +430,7 @@ fn local_detours_stay_close_to_the_shortest_walk_in_a_room() {
     let oracle = baked(&grid, &obstacles, None);
     let (mut local, mut shortest) = (local_detours(), Pathfinder::new());
     let (mut compared, mut detoured, mut sum, mut worst) = (0usize, 0usize, 0.0f64, 1.0f64);
+    let mut fell_back = 0usize;
     for _ in 0..300 {
         let start = loop {
             let p = point(&mut rng);
@@ -459,7 +460,13 @@ fn local_detours_stay_close_to_the_shortest_walk_in_a_room() {
         );
         if ours.stats.local_detours > 0 {
             detoured += 1;
+            // Walked round locally, not filled; the shortest query filled instead.
+            assert!(
+                !ours.stats.filled && best.stats.filled,
+                "{start:?} -> {goal:?}"
+            );
         }
+        fell_back += usize::from(ours.stats.filled);
         if best.length > 0.0 {
             let ratio = f64::from(ours.length) / f64::from(best.length);
             compared += 1;
@@ -471,6 +478,10 @@ fn local_detours_stay_close_to_the_shortest_walk_in_a_room() {
     assert!(
         detoured >= 30,
         "only {detoured} clicks were walked round locally"
+    );
+    assert!(
+        fell_back * 10 <= detoured,
+        "{fell_back} clicks filled, {detoured} walked round locally"
     );
     assert!(mean <= 1.01, "mean length ratio {mean}");
     assert!(worst <= 1.15, "worst length ratio {worst}");
