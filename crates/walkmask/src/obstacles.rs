@@ -109,6 +109,52 @@ impl Footprint {
     }
 }
 
+impl Footprint {
+    /// Whether the offset `(dx, dy)` (from the centre) lies less than `reach` from
+    /// the footprint: the same answer as `self.distance(dx, dy) < reach`, but an
+    /// ellipse's distance (a root found by Newton steps) is worked out only where
+    /// two cheap bounds leave it open. Rasterising asks this of every pixel at the
+    /// edge of every obstacle, most of them clearly in or out.
+    fn within(&self, dx: f64, dy: f64, reach: f64) -> bool {
+        if let Footprint::Ellipse { radius_x, radius_y } = *self {
+            let (a, b) = (radius_x as f64, radius_y as f64);
+            let (x, y) = (dx.abs(), dy.abs());
+            if a > 0.0 && b > 0.0 && reach.is_finite() {
+                let k2 = (x / a).powi(2) + (y / b).powi(2);
+                if k2 <= 1.0 {
+                    return 0.0 < reach; // inside: distance 0, as `distance` has it
+                }
+                if k2.is_finite() {
+                    // The bounds hold exactly; a margin far above the rounding of
+                    // either side keeps the answer the distance's own.
+                    let margin = 1e-9 * (1.0 + reach);
+                    // Two lower bounds: the norm sqrt((x/a)^2 + (y/b)^2), 1 on the
+                    // ellipse, grows at most 1 / min(a, b) per unit of distance; and
+                    // the ellipse lies behind its tangent where its normal points
+                    // along (x, y) (it reaches |(a x, b y)| / |(x, y)| that way).
+                    let k = k2.sqrt();
+                    let p = norm(x, y);
+                    let (ax, by) = (a * x, b * y);
+                    let support = norm(ax, by);
+                    let lower = ((k - 1.0) * a.min(b)).max(p - support / p);
+                    if lower >= reach + margin {
+                        return false;
+                    }
+                    // Two upper bounds: the distances to the ellipse's point on the
+                    // way to the centre and to the point where the normal points
+                    // along (x, y).
+                    let (qx, qy) = (a * ax / support, b * by / support);
+                    let upper = (p * (1.0 - 1.0 / k)).min(norm(x - qx, y - qy));
+                    if upper < reach - margin {
+                        return true;
+                    }
+                }
+            }
+        }
+        self.distance(dx, dy) < reach
+    }
+}
+
 /// Distance from `(x, y)` (both at least 0) to the ellipse with semi-axes `a` along
 /// x and `b` along y; 0 inside. Eberly's root of a one-variable function ("Distance
 /// from a Point to an Ellipse, an Ellipsoid, or a Hyperellipsoid"), found by Newton
@@ -235,7 +281,7 @@ impl Obstacle {
         };
         let reach = clearance as f64 + std::f64::consts::FRAC_1_SQRT_2;
         let (cx, cy) = (self.center.x as f64, self.center.y as f64);
-        let blocked = |x: f64, y: f64| self.footprint.distance(x + 0.5 - cx, y + 0.5 - cy) < reach;
+        let blocked = |x: f64, y: f64| self.footprint.within(x + 0.5 - cx, y + 0.5 - cy, reach);
         if except.is_some_and(|(x, y)| x < width && y < height && blocked(x as f64, y as f64)) {
             return false;
         }
@@ -519,8 +565,7 @@ impl Obstacles {
         let top = (cy - hy - reach - 0.5).floor().clamp(0.0, h);
         let bottom = (cy + hy + reach + 0.5).ceil().clamp(0.0, h);
         let mut runs = Vec::with_capacity((bottom - top) as usize);
-        let blocked =
-            |x: f64, y: f64| obstacle.footprint.distance(x + 0.5 - cx, y + 0.5 - cy) < reach;
+        let blocked = |x: f64, y: f64| obstacle.footprint.within(x + 0.5 - cx, y + 0.5 - cy, reach);
         // Columns whose centres can be within reach, as pixel indices (may be
         // outside the mask; clipped below).
         // Clamped to one column beyond each side of the mask, which then stands for
@@ -539,7 +584,7 @@ impl Obstacles {
         // The previous row's run: the next row's ends are near it, so the search for
         // each end starts there and gallops out (a few tests a row, not a bisection
         // of the whole width).
-        let mut previous: Option<(f64, f64)> = None;
+        let mut previous: Option<f64> = None;
         for row in top as u32..bottom as u32 {
             let y = row as f64;
             // Along a row the distance to a convex footprint symmetric about its
@@ -553,12 +598,22 @@ impl Obstacles {
                 previous = None;
                 continue;
             };
-            let (guess_first, guess_last) = previous.unwrap_or((pivot, pivot));
+            let guess_first = previous.unwrap_or(pivot);
             // First blocked column: in (left, pivot].
             let first = first_true(left, pivot, guess_first, |x| blocked(x, y));
-            // Last blocked column: in [pivot, right), the first from the right.
-            let last = -first_true(-right, -pivot, -guess_last, |x| blocked(-x, y));
-            previous = Some((first, last));
+            // Last blocked column: in [pivot, right). The test depends on the
+            // column's distance from the centre alone and holds up to some
+            // distance, so every column right of the centre no farther from it than
+            // `first` is blocked, and the search starts past the farthest of those
+            // (one test, or two, unless the mask's edge cut `first` short).
+            let reach_first = (first + 0.5 - cx).abs();
+            let mut known = (cx - 0.5 + reach_first).floor().max(pivot);
+            while known > pivot && (known + 0.5 - cx).abs() > reach_first {
+                known -= 1.0;
+            }
+            let known = known.min(right - 1.0);
+            let last = -first_true(-right, -known, -(known + 1.0), |x| blocked(-x, y));
+            previous = Some(first);
             let x0 = first.clamp(0.0, w) as u32;
             let x1 = (last + 1.0).clamp(0.0, w) as u32;
             runs.push((x0, x1.max(x0)));
@@ -880,6 +935,59 @@ mod tests {
         }
         let (x0, x1) = (r0 * y0 / (s + r0), y1 / (s + 1.0));
         (x0 - y0).hypot(x1 - y1)
+    }
+
+    /// The bounds never change the answer: `within` is `distance < reach` for every
+    /// footprint, offset and reach, at the reach of the distance itself and the
+    /// floats beside it included.
+    #[test]
+    fn within_answers_as_the_distance_does() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..300_000 {
+            let size = |u: f64| {
+                if case % 7 == 0 {
+                    u * 0.5
+                } else {
+                    0.01 + u * 60.0
+                }
+            };
+            let (a, b) = (size(next()) as f32, size(next()) as f32);
+            let footprint = match case % 5 {
+                0 => Footprint::Circle { radius: a },
+                1 => Footprint::Rect {
+                    half_width: a,
+                    half_height: b,
+                },
+                _ => Footprint::Ellipse {
+                    radius_x: a,
+                    radius_y: b,
+                },
+            };
+            let (dx, dy) = ((next() - 0.5) * 200.0, (next() - 0.5) * 200.0);
+            let d = footprint.distance(dx, dy);
+            let reaches = [
+                next() * 100.0,
+                d,
+                d.next_up(),
+                d.next_down(),
+                d + 1e-12,
+                (d - 1e-12).max(0.0),
+                0.0,
+            ];
+            for reach in reaches {
+                assert_eq!(
+                    footprint.within(dx, dy, reach),
+                    d < reach,
+                    "{footprint:?} ({dx}, {dy}) reach {reach}, distance {d}"
+                );
+            }
+        }
     }
 
     #[test]
