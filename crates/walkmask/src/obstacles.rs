@@ -115,6 +115,7 @@ impl Footprint {
     /// ellipse's distance (a root found by Newton steps) is worked out only where
     /// two cheap bounds leave it open. Rasterising asks this of every pixel at the
     /// edge of every obstacle, most of them clearly in or out.
+    #[inline]
     fn within(&self, dx: f64, dy: f64, reach: f64) -> bool {
         if let Footprint::Ellipse { radius_x, radius_y } = *self {
             let (a, b) = (radius_x as f64, radius_y as f64);

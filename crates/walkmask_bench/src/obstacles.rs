@@ -1,7 +1,8 @@
-//! Obstacles and clearance side by side: the same clicks on the room masks with no
-//! obstacle, among 20 character-sized obstacles (`Pathfinder::find_path_among`), and
-//! on a grid widened for a walker of 14 px (`NavGrid::with_clearance`), with the
-//! time to widen the grid.
+//! Obstacles and clearance side by side: the time to work out one footprint's
+//! pixels by shape; local detours against the shortest path among walkers; the same
+//! clicks on the room masks with no obstacle, among 20 character-sized obstacles
+//! (`Pathfinder::find_path_among`), and on a grid widened for a walker of 14 px
+//! (`NavGrid::with_clearance`), with the time to widen the grid.
 
 use std::time::Instant;
 use walkmask::subgoal::IndexPolicy;
@@ -66,6 +67,76 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
         return f64::NAN;
     }
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Working out one obstacle's pixels for walkers of radius 10 on a 4K mask (what a
+/// search does for every obstacle that moved since the last one), by footprint,
+/// against a circle of the same width.
+fn footprint_pixels(quick: bool) {
+    let count = if quick { 2_000 } else { 20_000 };
+    println!(
+        "\nObstacle pixels (one footprint at a time on a 3840 x 2160 mask for walkers of radius {HARBOUR_RADIUS} px, {count} random sub-pixel centres; median of 5 rounds, µs per footprint):"
+    );
+    println!("| footprint | µs per footprint | against the circle of its width |\n|---|---|---|");
+    let shapes = [
+        ("circle radius 10", Footprint::Circle { radius: 10.0 }),
+        (
+            "ellipse 10 x 5",
+            Footprint::Ellipse {
+                radius_x: 10.0,
+                radius_y: 5.0,
+            },
+        ),
+        (
+            "ellipse 14 x 6",
+            Footprint::Ellipse {
+                radius_x: 14.0,
+                radius_y: 6.0,
+            },
+        ),
+        (
+            "ellipse 30 x 3",
+            Footprint::Ellipse {
+                radius_x: 30.0,
+                radius_y: 3.0,
+            },
+        ),
+    ];
+    let mut rng = Rng::new(5);
+    let centres: Vec<Point> = (0..count)
+        .map(|_| {
+            Point::new(
+                rng.range(40.0, 3800.0) as f32,
+                rng.range(40.0, 2120.0) as f32,
+            )
+        })
+        .collect();
+    let time = |footprint: Footprint| {
+        let mut rounds: Vec<f64> = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                let mut pixels = 0usize;
+                for &at in &centres {
+                    let mut one = Obstacles::for_size(3840, 2160, HARBOUR_RADIUS);
+                    one.push(Obstacle::new(at, footprint))
+                        .expect("finite sizes");
+                    pixels += usize::from(one.blocks(at.x as u32, at.y as u32));
+                }
+                assert_eq!(pixels, centres.len(), "every centre is covered");
+                started.elapsed().as_secs_f64() * 1e6 / centres.len() as f64
+            })
+            .collect();
+        rounds.sort_by(f64::total_cmp);
+        rounds[2]
+    };
+    for (name, footprint) in shapes {
+        let (width, _) = footprint.half_extent();
+        let circle = time(Footprint::Circle {
+            radius: width as f32,
+        });
+        let us = time(footprint);
+        println!("| {name} | {us:.2} | {:.2}x |", us / circle);
+    }
 }
 
 /// Local detours against the shortest path among obstacles, side by side on the same
@@ -191,6 +262,7 @@ fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
 
 /// Runs every case and prints two tables.
 pub fn run(quick: bool) {
+    footprint_pixels(quick);
     detours(quick);
     let queries = if quick { 100 } else { 400 };
     println!(
