@@ -422,7 +422,7 @@ impl Plugin for WalkmaskPlugin {
             .add_systems(PreUpdate, room_file::apply_room_files)
             .add_systems(PreStartup, room_file::note_pictures)
             .add_message::<WalkRequest>();
-        let pictures = room_file::Pictures::default();
+        let pictures = room_file::Pictures::undecided();
         app.insert_resource(pictures.clone())
             .register_asset_loader(room_file::RoomFileLoader {
                 pictures: pictures.clone(),
@@ -677,6 +677,11 @@ impl Plugin for WalkmaskPlugin {
                 WalkmaskStage::Changes,
                 tilemap::sync_tile_rooms.before(room::place_rooms),
             );
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Every plugin is in: whether the app has images is known.
+        room_file::note_pictures(app.world_mut());
     }
 }
 

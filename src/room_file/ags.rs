@@ -50,7 +50,7 @@ impl AssetLoader for AgsCrmLoader {
         };
         let room = AgsRoom::read_crm_with_limits(&bytes, &limits)
             .map_err(|source| RoomFileLoadError::Ags { path, source })?;
-        Ok(room_asset(room, load_context, self.pictures.get()))
+        Ok(room_asset(room, load_context, self.pictures.get().await))
     }
 
     fn extensions(&self) -> &[&str] {
@@ -130,7 +130,7 @@ impl AssetLoader for AgsFolderLoader {
             &limits,
         )
         .map_err(|source| RoomFileLoadError::Ags { path, source })?;
-        Ok(room_asset(room, load_context, self.pictures.get()))
+        Ok(room_asset(room, load_context, self.pictures.get().await))
     }
 
     fn extensions(&self) -> &[&str] {

@@ -164,7 +164,8 @@ pub enum RoomFileLoadError {
 /// reads and decodes its images as labeled parts of it.
 ///
 /// It loads pictures when the app has images (Bevy's `ImagePlugin`): the plugin
-/// finds out before the first `Startup` system runs.
+/// finds out when the app is finished (at the latest before its first `Startup`
+/// system), and a load started before then waits for the answer.
 ///
 /// ```
 /// use bevy::asset::AssetLoader;
@@ -178,26 +179,69 @@ pub struct RoomFileLoader {
 }
 
 /// Whether room loaders load pictures: the app has `Image` assets (shared between the
-/// plugin, which finds out at start-up, and the loaders).
-#[derive(Resource, Clone, Default, Debug)]
-pub(crate) struct Pictures(std::sync::Arc<std::sync::atomic::AtomicBool>);
+/// plugin, which finds out when its app is finished or at start-up, and the loaders).
+///
+/// A load can start as soon as the asset server exists, before the app has all its
+/// plugins (a game that loads its first room while it builds its app): a loader that
+/// asks before the plugin knows waits for the answer, which comes no later than the
+/// app's first update.
+#[derive(Resource, Clone, Debug)]
+pub(crate) struct Pictures(std::sync::Arc<PicturesDecision>);
 
-impl Pictures {
-    pub(crate) fn get(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
+#[derive(Debug, Default)]
+pub(crate) struct PicturesDecision {
+    /// Whether the app has images, once known.
+    known: std::sync::OnceLock<bool>,
+    /// Wakes the loaders waiting for `known`.
+    decided: event_listener::Event,
+}
+
+impl Default for Pictures {
+    /// Known already: no pictures (a loader made on its own, without the plugin).
+    fn default() -> Self {
+        let pictures = Self::undecided();
+        pictures.decide(false);
+        pictures
     }
 }
 
-/// Notes whether the app has images (in `PreStartup`, before any room is loaded).
+impl Pictures {
+    /// Not known yet: the plugin decides at start-up.
+    pub(crate) fn undecided() -> Self {
+        Self(std::sync::Arc::default())
+    }
+
+    /// Sets whether the app has images; the first decision stands.
+    pub(crate) fn decide(&self, images: bool) {
+        let _ = self.0.known.set(images);
+        self.0.decided.notify(usize::MAX);
+    }
+
+    /// Whether the app has images, once the plugin knows.
+    pub(crate) async fn get(&self) -> bool {
+        loop {
+            if let Some(&known) = self.0.known.get() {
+                return known;
+            }
+            let listener = self.0.decided.listen();
+            // Decided between the first look and listening.
+            if let Some(&known) = self.0.known.get() {
+                return known;
+            }
+            listener.await;
+        }
+    }
+}
+
+/// Notes whether the app has images: when the app is finished, with all its plugins,
+/// or in `PreStartup` for an app updated without being finished. The first stands.
 pub(crate) fn note_pictures(world: &mut World) {
     #[cfg(feature = "sprites")]
     let images = world.contains_resource::<Assets<bevy::image::Image>>();
     #[cfg(not(feature = "sprites"))]
     let images = false;
     if let Some(pictures) = world.get_resource::<Pictures>() {
-        pictures
-            .0
-            .store(images, std::sync::atomic::Ordering::Relaxed);
+        pictures.decide(images);
     }
 }
 
@@ -271,14 +315,15 @@ impl AssetLoader for RoomFileLoader {
             ),
             None => None,
         };
+        let pictures = self.pictures.get().await;
         #[cfg(feature = "sprites")]
         let picture = file
             .picture
             .as_ref()
-            .filter(|_| self.pictures.get())
+            .filter(|_| pictures)
             .map(|picture| parts.load_context.load(parts.relative(picture)));
         #[cfg(feature = "sprites")]
-        let props = match self.pictures.get() {
+        let props = match pictures {
             true => file
                 .props
                 .iter()
@@ -288,7 +333,7 @@ impl AssetLoader for RoomFileLoader {
         };
         // Without sprites there are no pictures to load.
         #[cfg(not(feature = "sprites"))]
-        let _ = self.pictures.get();
+        let _ = pictures;
         Ok(RoomAsset {
             file,
             walk_mask,

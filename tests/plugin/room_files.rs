@@ -717,3 +717,31 @@ fn an_ags_room_folder_whose_background_cannot_be_read_fails_naming_it() {
         other => panic!("the room loaded without its background: {other:?}"),
     }
 }
+
+/// A room file whose load runs to its end before the app's first update (a load
+/// started while the game builds its app, on a busy machine) still gets its props'
+/// pictures: whether the app has images is known when the loader asks, not only
+/// after `PreStartup`.
+#[cfg(feature = "sprites")]
+#[test]
+fn a_room_file_loaded_before_the_first_update_has_its_props() {
+    let name = "room_props_early";
+    create_generated_dir();
+    common::write_grey_png(
+        &format!("generated/{name}.walk.png"),
+        (64, 48),
+        common::room_pixel,
+    );
+    common::write_grey_png(&format!("generated/{name}.prop.png"), (4, 4), |_, _| 200);
+    let path = format!("generated/{name}.room.ron");
+    std::fs::write(asset_file(&path), props_room_text(name, (10.0, 20.0), true)).unwrap();
+    let mut app = headless_app(Pace::Exact(2).plugin());
+    app.add_plugins(bevy::image::ImagePlugin::default());
+    let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path);
+    // The load runs on the IO pool meanwhile; nothing of the app has run yet.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let room = app.world_mut().spawn(FromRoomFile(handle)).id();
+    common::wait_for(&mut app, common::LOAD_UPDATES, |world| {
+        props_of(world, room).len() == 2
+    });
+}
