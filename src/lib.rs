@@ -319,7 +319,8 @@ pub struct WalkmaskPlugin {
     /// over the index's corners instead of filling pixels: 4 to 6 times faster on
     /// room masks, with the same path lengths. Building takes about 20 ms for a
     /// 1920 x 1080 room and 75 ms for 3840 x 2160, once per mask and area set;
-    /// queries fill until it is ready.
+    /// searches sent meanwhile wait for it rather than fill the mask (on the web,
+    /// where it is built in slices between frames, they fill until it is ready).
     pub search_index: bool,
     /// Thresholds and switches of the walk lifecycle (hover answers, warm-ups, crowd
     /// sharing, re-requests), inserted as the [`WalkTuning`] resource.

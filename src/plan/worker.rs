@@ -286,12 +286,18 @@ impl Planner {
     pub(crate) async fn plan(&self, query: PlanQuery) -> PlanOutput {
         crate::plan::after_the_frame().await;
         let grid = self.cache.grid(query.key, &query.mask, true).await;
-        if self.deterministic && self.cache.search_index() {
-            // Waits for (or runs) the index build started with the grid; on the web
-            // builds it in slices too (the first to finish is kept).
-            #[cfg(not(target_arch = "wasm32"))]
+        // Waits for (or runs) the index build started with the grid: a search that
+        // went on without it would fill the whole mask, and on a busy pool those
+        // fills, queued before the build, would hold the build back for seconds (a
+        // room entered with a crowd re-planning). On the web the build runs in
+        // slices, so only deterministic planning waits there (the first build to
+        // finish is kept).
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.cache.search_index() {
             grid.build_index(IndexPolicy::WhenItPays);
-            #[cfg(target_arch = "wasm32")]
+        }
+        #[cfg(target_arch = "wasm32")]
+        if self.deterministic && self.cache.search_index() {
             grid.build_index_pausing(
                 IndexPolicy::WhenItPays,
                 &mut crate::plan::browser_pause::BrowserPause::new(),

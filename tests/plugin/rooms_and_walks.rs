@@ -25,11 +25,12 @@ use bevy::input::ButtonState;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{NavGridCache, walkmask};
+use bevy_walkmask::{AnswerTiming, NavGridCache, walkmask};
 use common::{
-    Kind, LOAD_UPDATES, Log, MASK_SIZE, add_log, asset_file, create_generated_dir, deterministic,
-    headless_app, load_mask, path_stays_on, pixel_of, position, px, request, room_pixel, run,
-    run_until, spawn_walker, wait_for, wait_loaded, write_grey_png, write_indexed_meta,
+    Kind, LOAD_UPDATES, Log, MASK_SIZE, add_log, add_mask, asset_file, create_generated_dir,
+    deterministic, headless_app, load_mask, path_stays_on, pixel_of, position, px, request,
+    room_pixel, run, run_until, spawn_walker, wait_for, wait_loaded, write_grey_png,
+    write_indexed_meta,
 };
 
 // ---------------------------------------------------------------- test masks
@@ -817,6 +818,77 @@ fn prepared_grids_get_a_search_index_that_requests_use() {
         let (a, b) = (length(&app, filled), length(&app, searched));
         assert!(a > 45.0, "goes round the wall: {a}");
         assert!((a - b).abs() <= 0.01 * a, "fill {a} vs index {b}");
+    }
+}
+
+/// Searches wait for the subgoal index the grid's build starts (or build it), so
+/// none is answered by a fill of the whole mask while the index build waits on the
+/// pool behind them: a crowd sent off together into a large room, answered as soon
+/// as each search is ready, gets every answer with the index built.
+#[test]
+fn a_crowd_sent_off_together_is_answered_with_the_index_built() {
+    // 1024 x 768, walls every 64 px with a gap at the top or the bottom in turn, so
+    // walks go round them and the index pays.
+    let wall = |x: u32, y: u32| {
+        let in_wall = x % 64 >= 60;
+        let gap = if (x / 64).is_multiple_of(2) {
+            y >= 720
+        } else {
+            y < 48
+        };
+        u8::from(!in_wall || gap)
+    };
+    let mut app = headless_app(WalkmaskPlugin {
+        answer_timing: AnswerTiming::WhenReady,
+        warm_fields: false,
+        ..default()
+    });
+    add_log(&mut app);
+    let mask = add_mask(&mut app, 1024, 768, wall);
+    // The mask's centre at the origin: pixel (x, y) is world (x - 512, 384 - y).
+    app.world_mut().spawn(WalkRoom::new(mask));
+    let at = |x: u32, y: u32| Vec2::new(x as f32 - 512.0 + 0.5, 384.0 - y as f32 - 0.5);
+    let walkers: Vec<Entity> = (0..24u32)
+        .map(|i| {
+            let walker = spawn_walker(
+                &mut app,
+                Walker::new(1.0),
+                at(20 + 64 * (i % 4), 100 + 20 * i),
+            );
+            request(&mut app, walker, at(1000 - 64 * (i % 6), 700 - 25 * i));
+            walker
+        })
+        .collect();
+    let answered = |w: &mut World| {
+        let log = w.resource::<Log>();
+        walkers
+            .iter()
+            .filter(|&&walker| !log.ready(walker).is_empty())
+            .count()
+    };
+    let mut frames = 0;
+    while answered(app.world_mut()) < walkers.len() {
+        app.update();
+        frames += 1;
+        assert!(frames < 20_000, "not every walker was answered");
+        if answered(app.world_mut()) > 0 {
+            let stats = app.world().resource::<NavGridCache>().stats();
+            assert_eq!(
+                stats.indexed, 1,
+                "an answer came before the index: {stats:?}"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    for &walker in &walkers {
+        let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[0].clone();
+        let to_pixel = |p: Vec2| ((p.x + 512.0).floor() as u32, (384.0 - p.y).floor() as u32);
+        assert!(waypoints.windows(2).all(|w| {
+            (0..=64).all(|k| {
+                let (x, y) = to_pixel(w[0].lerp(w[1], k as f32 / 64.0));
+                wall(x, y) == 1
+            })
+        }));
     }
 }
 
