@@ -32,49 +32,55 @@ impl ObstacleRasters {
     const KEEP: usize = 4096;
 
     /// `list` as obstacles for walkers of `clearance` pixels on a mask of
-    /// `mapping`'s size, as [`rasterise`] makes them, from the kept pixels where
-    /// they are kept.
-    fn obstacles<'a>(
+    /// `mapping`'s size, as [`rasterise`] makes them, in `list`'s order, from the kept
+    /// pixels where they are kept.
+    fn obstacles(
         &self,
-        list: impl IntoIterator<Item = &'a (Entity, Obstacle)>,
+        list: &[(Entity, Obstacle)],
         mapping: &MaskMapping,
         clearance: f32,
     ) -> Obstacles {
         let (w, h) = (mapping.size.x, mapping.size.y);
-        let keyed: Vec<(RasterKey, &(Entity, Obstacle))> = list
-            .into_iter()
-            .map(|one| ((w, h, clearance.to_bits(), obstacle_bits(&one.1)), one))
-            .collect();
-        // The obstacles not kept yet are worked out outside the lock, so searches
-        // on other threads do not wait for them.
-        let unseen: Vec<&(RasterKey, &(Entity, Obstacle))> = {
+        let key = |obstacle: &Obstacle| (w, h, clearance.to_bits(), obstacle_bits(obstacle));
+        let alone =
+            |one: &(Entity, Obstacle)| rasterise(std::iter::once(one), mapping, clearance).0;
+        let mut out = Obstacles::for_size(w, h, clearance);
+        // Most searches find every obstacle kept: then they are put together under
+        // one lock, with nothing else allocated.
+        let missing: Vec<usize> = {
             let kept = self.lock();
-            keyed
-                .iter()
-                .filter(|(key, _)| !kept.contains_key(key))
-                .collect()
+            let missing: Vec<usize> = (0..list.len())
+                .filter(|&i| !kept.contains_key(&key(&list[i].1)))
+                .collect();
+            if missing.is_empty() {
+                for (_, obstacle) in list {
+                    out.push_from(&kept[&key(obstacle)], 0);
+                }
+                return out;
+            }
+            missing
         };
-        let worked_out: Vec<(RasterKey, Obstacles)> = unseen
-            .into_iter()
-            .map(|&(key, one)| (key, rasterise(std::iter::once(one), mapping, clearance).0))
-            .collect();
+        // The others are worked out outside the lock, so searches on other threads
+        // do not wait for them.
+        let worked_out: Vec<Obstacles> = missing.iter().map(|&i| alone(&list[i])).collect();
         let mut kept = self.lock();
+        let mut fresh = missing.iter().zip(&worked_out).peekable();
+        for (i, one) in list.iter().enumerate() {
+            if let Some((_, pixels)) = fresh.next_if(|&(&j, _)| j == i) {
+                out.push_from(pixels, 0);
+                continue;
+            }
+            match kept.get(&key(&one.1)) {
+                Some(pixels) => out.push_from(pixels, 0),
+                // Another search started the cache afresh between the two locks
+                // (once every few thousand obstacles).
+                None => out.push_from(&alone(one), 0),
+            }
+        }
         if kept.len() + worked_out.len() > Self::KEEP {
             kept.clear();
         }
-        kept.extend(worked_out);
-        let mut out = Obstacles::for_size(w, h, clearance);
-        for (key, (entity, obstacle)) in &keyed {
-            match kept.get(key) {
-                Some(one) => out.push_from(one, 0),
-                // Cleared by another search between the two locks.
-                None => {
-                    let one =
-                        rasterise(std::iter::once(&(*entity, *obstacle)), mapping, clearance).0;
-                    out.push_from(&one, 0);
-                }
-            }
-        }
+        kept.extend(missing.iter().map(|&i| key(&list[i].1)).zip(worked_out));
         out
     }
 
@@ -466,5 +472,63 @@ impl PlannerStatus {
     /// Drops the idle pathfinders (their scratch is allocated again when needed).
     pub fn release_idle_pathfinders(&self) {
         self.0.pathfinders.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Searches after searches, each among a list drawn from more obstacles than the
+    /// cache keeps (so it starts afresh now and then), some seen before and some not:
+    /// the kept pixels put together are the list's own, in its order.
+    #[test]
+    fn kept_obstacle_pixels_are_the_lists_own() {
+        let mapping = MaskMapping::centered(Vec2::ZERO, 1.0, UVec2::new(48, 40));
+        let clearance = 1.5;
+        let rasters = ObstacleRasters::default();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let pool = ObstacleRasters::KEEP as u64 + 1500;
+        let mut started_afresh = false;
+        for _ in 0..1500 {
+            let before = rasters.lock().len();
+            let list: Vec<(Entity, Obstacle)> = (0..next(24))
+                .map(|_| {
+                    let n = next(pool);
+                    let center = walkmask::Point::new((n % 48) as f32 + 0.25, (n / 48 % 40) as f32);
+                    // Past the mask's cells the same places come again, larger:
+                    // distinct obstacles on the same pixels.
+                    let size = 1.0 + (n / (48 * 40)) as f32 / 4.0;
+                    let footprint = match n % 3 {
+                        0 => Footprint::Circle { radius: 3.0 * size },
+                        1 => Footprint::Ellipse {
+                            radius_x: 5.0 * size,
+                            radius_y: 2.5 * size,
+                        },
+                        _ => Footprint::Rect {
+                            half_width: 2.0 * size,
+                            half_height: 4.0 * size,
+                        },
+                    };
+                    (Entity::PLACEHOLDER, Obstacle::new(center, footprint))
+                })
+                .collect();
+            let kept = rasters.obstacles(&list, &mapping, clearance);
+            started_afresh |= rasters.lock().len() < before;
+            let own = rasterise(&list, &mapping, clearance).0;
+            assert_eq!(kept.obstacles(), own.obstacles());
+            for y in 0..40 {
+                for x in 0..48 {
+                    assert_eq!(kept.blocks(x, y), own.blocks(x, y), "pixel ({x}, {y})");
+                }
+            }
+        }
+        assert!(started_afresh);
     }
 }
