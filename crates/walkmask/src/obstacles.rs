@@ -938,18 +938,23 @@ mod tests {
         (x0 - y0).hypot(x1 - y1)
     }
 
+    /// Floats uniform in [0, 1) from an xorshift generator started at `seed`.
+    fn uniform(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// The bounds never change the answer: `within` is `distance < reach` for every
     /// footprint, offset and reach, at the reach of the distance itself and the
     /// floats beside it included.
     #[test]
     fn within_answers_as_the_distance_does() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15u64);
         for case in 0..300_000 {
             let size = |u: f64| {
                 if case % 7 == 0 {
@@ -993,13 +998,7 @@ mod tests {
 
     #[test]
     fn ellipse_distance_matches_bisection() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1du64);
         for _ in 0..200_000 {
             let (a, b) = (0.01 + next() * 60.0, 0.01 + next() * 60.0);
             let (x, y) = (next() * 100.0, next() * 100.0);
