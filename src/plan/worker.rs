@@ -1,7 +1,7 @@
 //! What runs on the async compute pool: path queries and warm-ups, and what they
 //! share (the grid cache, the warm fields, a pool of pathfinders).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
@@ -171,6 +171,30 @@ pub(crate) struct Planner {
     pub(crate) deterministic: bool,
     /// Obstacles' pixels shared between searches.
     rasters: ObstacleRasters,
+    /// What the searches of this planner did, counted.
+    searches: Arc<SearchCounts>,
+}
+
+/// Searches counted as they end, for [`PlannerStatus`].
+#[derive(Default)]
+struct SearchCounts {
+    /// Searches of their own run (not answered by a warm or shared field).
+    run: AtomicU64,
+    /// Of those, the ones a distance fill answered.
+    filled: AtomicU64,
+    /// The longest search's wall time, in microseconds.
+    longest_micros: AtomicU64,
+}
+
+impl SearchCounts {
+    fn count(&self, stats: &walkmask::PathStats) {
+        self.run.fetch_add(1, Ordering::Relaxed);
+        if stats.filled {
+            self.filled.fetch_add(1, Ordering::Relaxed);
+        }
+        let micros = u64::try_from(stats.elapsed.as_micros()).unwrap_or(u64::MAX);
+        self.longest_micros.fetch_max(micros, Ordering::Relaxed);
+    }
 }
 
 /// Counts a task as in flight until it finishes or is dropped.
@@ -249,6 +273,7 @@ impl Planner {
             planning: Arc::new(AtomicUsize::new(0)),
             deterministic: false,
             rasters: ObstacleRasters::default(),
+            searches: Arc::default(),
         }
     }
 
@@ -338,6 +363,9 @@ impl Planner {
             pathfinder.set_options(*options);
             let result = pathfinder.find_path_among(&grid, &obstacles, query.start, query.goal);
             self.pathfinders.put(pathfinder);
+            if let Ok(answer) = &result {
+                self.searches.count(&answer.stats);
+            }
             result
         });
         self.output(query, grid, result)
@@ -472,6 +500,25 @@ impl PlannerStatus {
     /// Drops the idle pathfinders (their scratch is allocated again when needed).
     pub fn release_idle_pathfinders(&self) {
         self.0.pathfinders.clear();
+    }
+
+    /// Path searches run so far: requests and re-plans that no warm or shared
+    /// distance field answered.
+    pub fn searches_run(&self) -> u64 {
+        self.0.searches.run.load(Ordering::Relaxed)
+    }
+
+    /// Of [`searches_run`](Self::searches_run), those a distance fill over the mask
+    /// answered ([`walkmask::PathStats::filled`]): no subgoal index yet or at all,
+    /// walkers on the index's path that no local detour walked round, or an end
+    /// they cover or cut off. The slow kind of search; few in a room with an index.
+    pub fn searches_filled(&self) -> u64 {
+        self.0.searches.filled.load(Ordering::Relaxed)
+    }
+
+    /// The longest of [`searches_run`](Self::searches_run), wall time on its thread.
+    pub fn longest_search(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.0.searches.longest_micros.load(Ordering::Relaxed))
     }
 }
 

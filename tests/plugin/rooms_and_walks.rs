@@ -25,7 +25,7 @@ use bevy::input::ButtonState;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{AnswerTiming, NavGridCache, walkmask};
+use bevy_walkmask::{AnswerTiming, NavGridCache, PlannerStatus, walkmask};
 use common::{
     Kind, LOAD_UPDATES, Log, MASK_SIZE, add_log, add_mask, asset_file, create_generated_dir,
     deterministic, headless_app, load_mask, path_stays_on, pixel_of, position, px, request,
@@ -880,6 +880,11 @@ fn a_crowd_sent_off_together_is_answered_with_the_index_built() {
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    // The planner's own count says the same: every walker searched, none filled.
+    let status = app.world().resource::<PlannerStatus>();
+    assert!(status.searches_run() >= walkers.len() as u64);
+    assert_eq!(status.searches_filled(), 0);
+    assert!(status.longest_search() > std::time::Duration::ZERO);
     for &walker in &walkers {
         let (_, waypoints, _) = app.world().resource::<Log>().ready(walker)[0].clone();
         let to_pixel = |p: Vec2| ((p.x + 512.0).floor() as u32, (384.0 - p.y).floor() as u32);
@@ -890,6 +895,35 @@ fn a_crowd_sent_off_together_is_answered_with_the_index_built() {
             })
         }));
     }
+}
+
+/// The planner counts the searches a fill answered: without a subgoal index, a walk
+/// round a wall is one; a straight walk is a search that fills nothing.
+#[test]
+fn the_planner_counts_searches_that_filled() {
+    let mut app = headless_app(WalkmaskPlugin {
+        search_index: false,
+        ..common::deterministic()
+    });
+    add_log(&mut app);
+    // 64 x 48, a wall at x = 30..34 open below y = 40.
+    let mask = add_mask(&mut app, 64, 48, |x, y| {
+        u8::from(!(30..34).contains(&x) || y >= 40)
+    });
+    app.world_mut().spawn(WalkRoom::new(mask));
+    let at = |x: f32, y: f32| Vec2::new(x - 32.0, 24.0 - y);
+    let walker = spawn_walker(&mut app, Walker::new(1.0), at(10.5, 10.5));
+    request(&mut app, walker, at(10.5, 30.5));
+    common::run_until(&mut app, 500, |w| {
+        !w.resource::<Log>().ready(walker).is_empty()
+    });
+    let status = app.world().resource::<PlannerStatus>().clone();
+    assert_eq!((status.searches_run(), status.searches_filled()), (1, 0));
+    request(&mut app, walker, at(50.5, 10.5));
+    common::run_until(&mut app, 500, |w| {
+        w.resource::<Log>().ready(walker).len() == 2
+    });
+    assert_eq!((status.searches_run(), status.searches_filled()), (2, 1));
 }
 
 #[cfg(feature = "debug_overlay")]

@@ -77,7 +77,9 @@ use bevy::input::InputPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_walkmask::prelude::*;
-use bevy_walkmask::{NavGridCache, ObstacleShape, WarmFieldCache, background_searches, walkmask};
+use bevy_walkmask::{
+    NavGridCache, ObstacleShape, PlannerStatus, WarmFieldCache, background_searches, walkmask,
+};
 use walkmask_demo_assets::synthetic;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -880,6 +882,13 @@ fn run(
         fields.entries,
         fields.bytes as f64 / (1 << 20) as f64,
         grids.entries
+    );
+    let planner = world.resource::<PlannerStatus>();
+    println!(
+        "  searches (start-up included): {} run, {} answered by a fill, longest {:.2} ms",
+        planner.searches_run(),
+        planner.searches_filled(),
+        planner.longest_search().as_secs_f64() * 1e3
     );
     Row {
         scene: scene.clone(),
