@@ -219,6 +219,12 @@ pub const LOCAL_DETOUR_MARGIN: usize = 24;
 /// back to the shortest path.
 pub const LOCAL_DETOUR_PIXELS_PER_STEP: usize = 16;
 
+/// Before a fill among obstacles floods the mask from one end, a fill from the other
+/// end settles at most this many pixels to find whether obstacles close it in (a
+/// walker standing among others, or sent among them): then the first fill would
+/// settle every pixel it reaches and still not reach it.
+const POCKET_PIXELS: usize = 16_384;
+
 /// The two ends of a query after validation and snapping.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Endpoints {
@@ -545,11 +551,29 @@ impl Pathfinder {
         // The fill runs from the last pixel toward the first; the trace runs back.
         let source = grid.index(last_pixel.0, last_pixel.1);
         let target = grid.index(first_pixel.0, first_pixel.1);
-        let outcome = self.scratch.fill(grid, source, Some(target));
+        // Among obstacles, a small fill from the target first: if they close it in,
+        // it settles all it reaches without the source, and the answer is the
+        // nearest reachable pixel's without a fill that floods the mask from the
+        // source to find that out.
+        let pocket = grid.has_obstacles().then(|| {
+            self.scratch
+                .fill_within(grid, target, Some(source), POCKET_PIXELS)
+        });
+        let (outcome, looked_for_pocket) = match pocket {
+            Some(closed_in) if !closed_in.reached && closed_in.settled <= POCKET_PIXELS => {
+                (closed_in, 0)
+            }
+            _ => (
+                self.scratch.fill(grid, source, Some(target)),
+                pocket.map_or(0, |open| open.settled),
+            ),
+        };
         self.chain.clear();
         let mut answer = if !outcome.reached && grid.has_obstacles() {
             // Obstacles cover the end or cut it off from the start.
-            self.nearest_reachable(grid, &ends, goal, started)
+            let mut nearest = self.nearest_reachable(grid, &ends, goal, started);
+            nearest.stats.visited += outcome.settled;
+            nearest
         } else if !outcome.reached || {
             let toward = (last.x, last.y);
             !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
@@ -563,6 +587,7 @@ impl Pathfinder {
             result(&ends, finish(self), outcome.settled, started)
         };
         answer.stats.filled = true;
+        answer.stats.visited += looked_for_pocket;
         Ok(answer)
     }
 

@@ -582,6 +582,45 @@ fn a_guard_in_the_only_door_cuts_the_room() {
     assert_eq!(r.status, PathStatus::Found);
 }
 
+/// A walker that others stand round in a large room, sent across it, walks to the
+/// point of its pocket nearest the destination, and the search finds the pocket
+/// closed without filling the room (with the subgoal index or without).
+#[test]
+fn a_walker_closed_in_by_others_is_answered_within_its_pocket() {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    let start = Point::new(500.5, 500.5);
+    let mut obstacles = Obstacles::new(&grid);
+    // Twelve walkers of radius 6, their centres 12 px round the start: each overlaps
+    // the next.
+    for k in 0..12 {
+        let angle = k as f32 * std::f32::consts::TAU / 12.0;
+        let at = Point::new(start.x + 12.0 * angle.cos(), start.y + 12.0 * angle.sin());
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 6.0 }))
+            .unwrap();
+    }
+    let goal = Point::new(900.5, 500.5);
+    for index in [false, true] {
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
+        let r = Pathfinder::new()
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        assert_eq!(r.status, PathStatus::Snapped, "index {index}");
+        let end = *r.waypoints.last().unwrap();
+        assert!(
+            end.distance(start) < 7.0 && end.x > start.x,
+            "index {index}: {end:?}"
+        );
+        assert!(!obstacles.blocks(end.x as u32, end.y as u32));
+        assert!(r.stats.visited < 20_000, "index {index}: {:?}", r.stats);
+    }
+}
+
 /// Bad obstacles and radii are refused with an error.
 #[test]
 fn bad_sizes_are_refused() {
