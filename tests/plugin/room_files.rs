@@ -524,6 +524,22 @@ fn props_room_text(name: &str, desk_at: (f32, f32), lamp: bool) -> String {
     )
 }
 
+/// Writes the room file of `props_room_text` (desk at (10, 20), lamp listed) with its
+/// mask and prop picture; returns its asset path.
+#[cfg(feature = "sprites")]
+fn write_props_room(name: &str) -> String {
+    create_generated_dir();
+    common::write_grey_png(
+        &format!("generated/{name}.walk.png"),
+        (64, 48),
+        common::room_pixel,
+    );
+    common::write_grey_png(&format!("generated/{name}.prop.png"), (4, 4), |_, _| 200);
+    let path = format!("generated/{name}.room.ron");
+    std::fs::write(asset_file(&path), props_room_text(name, (10.0, 20.0), true)).unwrap();
+    path
+}
+
 /// The props of `room`: name, local translation, baseline and visibility.
 #[cfg(feature = "sprites")]
 fn props_of(world: &mut World, room: Entity) -> Vec<(String, Vec2, Baseline, Visibility, Entity)> {
@@ -551,15 +567,7 @@ fn props_of(world: &mut World, room: Entity) -> Vec<(String, Vec2, Baseline, Vis
 #[test]
 fn a_room_files_props_are_sprites_placed_in_room_pixels_and_follow_the_file() {
     let name = "room_props";
-    create_generated_dir();
-    common::write_grey_png(
-        &format!("generated/{name}.walk.png"),
-        (64, 48),
-        common::room_pixel,
-    );
-    common::write_grey_png(&format!("generated/{name}.prop.png"), (4, 4), |_, _| 200);
-    let path = format!("generated/{name}.room.ron");
-    std::fs::write(asset_file(&path), props_room_text(name, (10.0, 20.0), true)).unwrap();
+    let path = write_props_room(name);
     let mut app = headless_app(Pace::Exact(2).plugin());
     app.add_plugins(bevy::image::ImagePlugin::default());
     let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path.clone());
@@ -726,15 +734,7 @@ fn an_ags_room_folder_whose_background_cannot_be_read_fails_naming_it() {
 #[test]
 fn a_room_file_loaded_before_the_first_update_has_its_props() {
     let name = "room_props_early";
-    create_generated_dir();
-    common::write_grey_png(
-        &format!("generated/{name}.walk.png"),
-        (64, 48),
-        common::room_pixel,
-    );
-    common::write_grey_png(&format!("generated/{name}.prop.png"), (4, 4), |_, _| 200);
-    let path = format!("generated/{name}.room.ron");
-    std::fs::write(asset_file(&path), props_room_text(name, (10.0, 20.0), true)).unwrap();
+    let path = write_props_room(name);
     let mut app = headless_app(Pace::Exact(2).plugin());
     app.add_plugins(bevy::image::ImagePlugin::default());
     let handle: Handle<RoomAsset> = app.world().resource::<AssetServer>().load(path);
