@@ -66,7 +66,8 @@ impl P {
     }
 
     fn len(self) -> f64 {
-        self.x.hypot(self.y)
+        // Coordinates are pixels: `hypot`'s care for overflow is not needed.
+        (self.x * self.x + self.y * self.y).sqrt()
     }
 }
 
@@ -514,41 +515,104 @@ fn blocked(grid: &NavGrid, x: i64, y: i64) -> bool {
 
 /// The obstacle (8-connected blocked pixels) that turning point `v` wraps, when it
 /// has at most [`SMALL_OBSTACLE`] pixels and keeps off the mask's border.
+///
+/// The obstacle is grown a run of blocked pixels along a row at a time, and given
+/// up as soon as it outgrows the limit, so a wall costs about the limit's worth of
+/// pixel tests.
 fn small_obstacle_at(grid: &NavGrid, v: Point) -> Option<Vec<(i64, i64)>> {
     let start = wrapped_pixels(grid, v).next()?;
-    let (w, h) = (grid.width() as i64, grid.height() as i64);
-    // Membership in a window round the start that any small obstacle fits in.
-    const SPAN: i64 = SMALL_OBSTACLE as i64;
-    const SIDE: i64 = 2 * SPAN + 1;
-    let mut seen = [0u64; ((SIDE * SIDE) as usize).div_ceil(64)];
-    let mut mark = |(x, y): (i64, i64)| {
-        let bit = ((y - start.1 + SPAN) * SIDE + (x - start.0 + SPAN)) as usize;
-        let fresh = seen[bit / 64] & (1 << (bit % 64)) == 0;
-        seen[bit / 64] |= 1 << (bit % 64);
-        fresh
+    let mut obstacle = Runs {
+        grid,
+        runs: Vec::new(),
+        size: 0,
     };
-    mark(start);
-    let mut pixels = vec![start];
+    obstacle.add(start.0, start.1)?;
     let mut k = 0;
-    while k < pixels.len() {
-        let (x, y) = pixels[k];
+    while k < obstacle.runs.len() {
+        let (y, first, last) = obstacle.runs[k];
         k += 1;
-        if x <= 0 || y <= 0 || x >= w - 1 || y >= h - 1 {
-            return None; // touches the border: there is no other side
-        }
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                let n = (x + dx, y + dy);
-                if blocked(grid, n.0, n.1) && mark(n) {
-                    if pixels.len() == SMALL_OBSTACLE {
-                        return None;
-                    }
-                    pixels.push(n);
+        // Pixels touching the run, diagonals included, on the rows above and below.
+        for row in [y - 1, y + 1] {
+            let mut x = first - 1;
+            while x <= last + 1 {
+                if !blocked(grid, x, row) {
+                    x += 1;
+                } else if let Some(end) = obstacle.run_holding(x, row) {
+                    x = end + 1;
+                } else {
+                    x = obstacle.add(x, row)? + 1;
                 }
             }
         }
     }
+    let pixels = obstacle
+        .runs
+        .iter()
+        .flat_map(|&(y, first, last)| (first..=last).map(move |x| (x, y)))
+        .collect();
     Some(pixels)
+}
+
+/// A small obstacle being grown: runs of blocked pixels along rows.
+struct Runs<'a> {
+    grid: &'a NavGrid,
+    /// `(row, first x, last x)`.
+    runs: Vec<(i64, i64, i64)>,
+    /// Pixels in the runs.
+    size: usize,
+}
+
+impl Runs<'_> {
+    /// Adds the run of blocked pixels through blocked pixel `(x, y)` and returns its
+    /// last x; `None` when it touches the mask's border ring or the obstacle
+    /// outgrows [`SMALL_OBSTACLE`].
+    fn add(&mut self, x: i64, y: i64) -> Option<i64> {
+        let (w, h) = (self.grid.width() as i64, self.grid.height() as i64);
+        if x <= 0 || y <= 0 || x >= w - 1 || y >= h - 1 || self.size == SMALL_OBSTACLE {
+            return None;
+        }
+        // The run may hold at most `room` pixels (at least one): `last - first < room`.
+        let room = (SMALL_OBSTACLE - self.size) as i64;
+        let (mut first, mut last) = (x, x);
+        while blocked(self.grid, first - 1, y) {
+            first -= 1;
+            if first <= 0 || last - first >= room {
+                return None;
+            }
+        }
+        while blocked(self.grid, last + 1, y) {
+            last += 1;
+            if last >= w - 1 || last - first >= room {
+                return None;
+            }
+        }
+        self.size += (last - first + 1) as usize;
+        self.runs.push((y, first, last));
+        Some(last)
+    }
+
+    /// The last x of the run on row `y` that holds `x`, if one does.
+    fn run_holding(&self, x: i64, y: i64) -> Option<i64> {
+        self.runs
+            .iter()
+            .find(|&&(row, first, last)| row == y && first <= x && x <= last)
+            .map(|&(_, _, last)| last)
+    }
+}
+
+/// `x` rounded down, for the coordinates of a mask (not far below zero): a cast
+/// rather than a call to the C library.
+#[inline]
+fn floor(x: f64) -> i64 {
+    let t = x as i64;
+    t - i64::from((t as f64) > x)
+}
+
+/// `x` rounded up, as [`floor`].
+#[inline]
+fn ceil(x: f64) -> i64 {
+    let t = x as i64;
+    t + i64::from((t as f64) < x)
 }
 
 /// Lattice points in the closed triangle `a, v, b` that are corners of blocked pixels
@@ -595,7 +659,7 @@ fn obstacle_corners(grid: &NavGrid, a: P, v: P, b: P, out: &mut Vec<P>) {
         if lo > hi {
             continue;
         }
-        let (x_lo, x_hi) = (lo.ceil() as i64, hi.floor() as i64);
+        let (x_lo, x_hi) = (ceil(lo), floor(hi));
         if x_lo > x_hi {
             continue;
         }
@@ -664,6 +728,84 @@ mod tests {
 
     fn length(path: &[Point]) -> f64 {
         path.windows(2).map(|w| distance(w[0], w[1])).sum()
+    }
+
+    /// [`small_obstacle_at`] a pixel at a time (breadth first): the reference.
+    fn small_obstacle_by_pixels(grid: &NavGrid, v: Point) -> Option<Vec<(i64, i64)>> {
+        let start = wrapped_pixels(grid, v).next()?;
+        let (w, h) = (grid.width() as i64, grid.height() as i64);
+        // Membership in a window round the start that any small obstacle fits in.
+        const SPAN: i64 = SMALL_OBSTACLE as i64;
+        const SIDE: i64 = 2 * SPAN + 1;
+        let mut seen = [0u64; ((SIDE * SIDE) as usize).div_ceil(64)];
+        let mut mark = |(x, y): (i64, i64)| {
+            let bit = ((y - start.1 + SPAN) * SIDE + (x - start.0 + SPAN)) as usize;
+            let fresh = seen[bit / 64] & (1 << (bit % 64)) == 0;
+            seen[bit / 64] |= 1 << (bit % 64);
+            fresh
+        };
+        mark(start);
+        let mut pixels = vec![start];
+        let mut k = 0;
+        while k < pixels.len() {
+            let (x, y) = pixels[k];
+            k += 1;
+            if x <= 0 || y <= 0 || x >= w - 1 || y >= h - 1 {
+                return None; // touches the border: there is no other side
+            }
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let n = (x + dx, y + dy);
+                    if blocked(grid, n.0, n.1) && mark(n) {
+                        if pixels.len() == SMALL_OBSTACLE {
+                            return None;
+                        }
+                        pixels.push(n);
+                    }
+                }
+            }
+        }
+        Some(pixels)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Grown a run at a time, the small obstacle round every pixel corner is the
+        /// one grown a pixel at a time: the same pixels, and none when either says
+        /// it is too big or touches the border.
+        #[test]
+        fn small_obstacles_grown_by_runs_are_grown_by_pixels(
+            seed in proptest::prelude::any::<u64>(),
+            (w, h) in (3u32..48, 3u32..48),
+            blocked_in_8 in 1u64..6,
+        ) {
+            let mut state = seed | 1;
+            let mask = WalkMask::from_fn(w, h, |_, _| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                u8::from(state % 8 >= blocked_in_8)
+            })
+            .unwrap();
+            let grid = NavGrid::new(mask, AreaSet::all());
+            for y in 0..=h {
+                for x in 0..=w {
+                    let v = Point::new(x as f32 + CORNER_OFFSET as f32, y as f32 + CORNER_OFFSET as f32);
+                    let sorted = |pixels: Option<Vec<(i64, i64)>>| {
+                        pixels.map(|mut p| {
+                            p.sort_unstable();
+                            p
+                        })
+                    };
+                    proptest::prop_assert_eq!(
+                        sorted(small_obstacle_at(&grid, v)),
+                        sorted(small_obstacle_by_pixels(&grid, v)),
+                        "corner ({}, {})", x, y
+                    );
+                }
+            }
+        }
     }
 
     #[test]
