@@ -46,18 +46,21 @@ impl ObstacleRasters {
             |one: &(Entity, Obstacle)| rasterise(std::iter::once(one), mapping, clearance).0;
         let mut out = Obstacles::for_size(w, h, clearance);
         // Most searches find every obstacle kept: then they are put together under
-        // one lock, with nothing else allocated.
+        // one lock, one look-up each, with nothing else allocated.
         let missing: Vec<usize> = {
             let kept = self.lock();
-            let missing: Vec<usize> = (0..list.len())
-                .filter(|&i| !kept.contains_key(&key(&list[i].1)))
-                .collect();
-            if missing.is_empty() {
-                for (_, obstacle) in list {
-                    out.push_from(&kept[&key(obstacle)], 0);
+            let mut missing = Vec::new();
+            for (i, (_, obstacle)) in list.iter().enumerate() {
+                match kept.get(&key(obstacle)) {
+                    Some(pixels) if missing.is_empty() => out.push_from(pixels, 0),
+                    Some(_) => {}
+                    None => missing.push(i),
                 }
+            }
+            if missing.is_empty() {
                 return out;
             }
+            out.clear();
             missing
         };
         // The others are worked out outside the lock, so searches on other threads
@@ -163,8 +166,9 @@ pub(crate) struct Planner {
     /// Path tasks spawned and not yet finished or dropped.
     pub(crate) planning: Arc<AtomicUsize>,
     /// Answers must not depend on timing ([`AnswerTiming::AfterFrames`](crate::AnswerTiming)):
-    /// a query waits for its grid's subgoal index instead of filling while it is
-    /// built, and does not trace warm fields (which are ready or not depending on
+    /// in the browser a query waits for its grid's subgoal index instead of filling
+    /// while it is built (natively every query waits for it), and does not trace
+    /// warm fields (which are ready or not depending on
     /// how fast the pool ran), so equal-length paths are chosen the same way in
     /// every run; and grids the main thread needs are built in the frame that needs
     /// them ([`Planner::main_thread_grid`]).
