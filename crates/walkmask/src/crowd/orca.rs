@@ -332,11 +332,19 @@ fn program_3d(
         projected.extend_from_slice(&lines[..hard]);
         for other in &lines[hard..i] {
             let determinant = line.direction.det(other.direction);
-            let point = if determinant.abs() <= EPSILON {
-                if line.direction.dot(other.direction) > 0.0 {
-                    continue; // same direction: the other is met wherever line i is
-                }
-                (line.point + other.point) * 0.5
+            let point = if line.direction.dot(other.direction) < 0.0 {
+                // Facing lines: the points broken equally by both lie on a line
+                // along `other.direction - line.direction`; it is placed by its
+                // point nearest the origin, as where the two lines meet may lie far
+                // away when they are nearly opposite, and its rounding there would
+                // move the answer off the speed disc.
+                let along = other.direction - line.direction;
+                let length = along.length();
+                let offset =
+                    (other.direction.det(other.point) - line.direction.det(line.point)) / length;
+                Vector::new(-along.y, along.x) * (offset / length)
+            } else if determinant.abs() <= EPSILON {
+                continue; // same direction: the other is met wherever line i is
             } else {
                 line.point
                     + line.direction * (other.direction.det(line.point - other.point) / determinant)
@@ -384,6 +392,33 @@ mod tests {
         assert_eq!(solved, Solved::Feasible);
         assert!(v.y.abs() > 1e-3, "{v:?}");
         assert!(line.violation(v) <= 1e-5);
+    }
+
+    #[test]
+    fn nearly_opposite_lines_keep_to_the_speed_limit() {
+        // No velocity meets both; where they meet lies about 400 units away.
+        let lines = [
+            Line {
+                point: Vector::new(0.417_719_4, -4.733_933_4),
+                direction: Vector::new(-0.814_474_1, 0.580_199_9),
+            },
+            Line {
+                point: Vector::new(3.895_123_7, 4.735_321_5),
+                direction: Vector::new(0.813_676_06, -0.581_318_56),
+            },
+        ];
+        let max_speed = 2.466_632_8;
+        let mut scratch = LineScratch::default();
+        let (v, solved) = solve(&lines, 0, max_speed, Vector::ZERO, &mut scratch);
+        assert_eq!(solved, Solved::Relaxed);
+        assert!(
+            v.length() <= max_speed * (1.0 + 1e-5),
+            "{v:?}: {}",
+            v.length()
+        );
+        // Broken equally by both, as little as the speed limit allows.
+        let (a, b) = (lines[0].violation(v), lines[1].violation(v));
+        assert!((a - b).abs() < 1e-3, "{a} vs {b}");
     }
 
     #[test]
