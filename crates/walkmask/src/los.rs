@@ -25,7 +25,6 @@ const CORNER_EPSILON: f64 = 1e-9;
 /// ```
 pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
     let open = grid.open_cells();
-    let pw = grid.padded_width();
     let run_open = |first: usize, steps: usize, stride: usize| {
         if stride == 1 {
             !open[first..=first + steps].contains(&0)
@@ -40,7 +39,7 @@ pub fn line_of_sight(grid: &NavGrid, a: Point, b: Point) -> bool {
                 && if stride == 1 {
                     bits.first_set(first, first + steps + 1).is_none()
                 } else {
-                    (0..=steps).all(|k| !bits.get(first + k * pw))
+                    (0..=steps).all(|k| !bits.get(first + k * stride))
                 }
         }),
     }
