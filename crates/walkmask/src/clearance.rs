@@ -266,13 +266,7 @@ mod tests {
 
     #[test]
     fn matches_brute_force_on_random_grids() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..300 {
             let w = 3 + (next() % 20) as usize;
             let h = 3 + (next() % 20) as usize;

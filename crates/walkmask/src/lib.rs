@@ -65,6 +65,8 @@ pub mod steer;
 pub mod steps;
 pub mod subgoal;
 pub mod taut;
+#[cfg(test)]
+mod test_rng;
 pub mod trace;
 
 pub use areas::AreaSet;

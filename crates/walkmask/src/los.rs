@@ -251,14 +251,9 @@ mod tests {
 
     /// A random mask of `w x h` with about one pixel in `1 / blocked_one_in` blocked.
     fn scattered(w: u32, h: u32, seed: u64, blocked_one_in: u64) -> NavGrid {
-        let mut state = seed | 1;
+        let mut next = crate::test_rng::xorshift(seed | 1);
         let cells = (0..w * h)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                u8::from(!state.is_multiple_of(blocked_one_in))
-            })
+            .map(|_| u8::from(!next().is_multiple_of(blocked_one_in)))
             .collect::<Vec<_>>();
         grid(w, h, &cells)
     }

@@ -940,13 +940,8 @@ mod tests {
 
     /// Floats uniform in [0, 1) from an xorshift generator started at `seed`.
     fn uniform(seed: u64) -> impl FnMut() -> f64 {
-        let mut state = seed;
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        }
+        let mut next = crate::test_rng::xorshift(seed);
+        move || (next() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// The bounds never change the answer: `within` is `distance < reach` for every

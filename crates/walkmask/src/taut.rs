@@ -780,13 +780,8 @@ mod tests {
             (w, h) in (3u32..48, 3u32..48),
             blocked_in_8 in 1u64..6,
         ) {
-            let mut state = seed | 1;
-            let mask = WalkMask::from_fn(w, h, |_, _| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                u8::from(state % 8 >= blocked_in_8)
-            })
+            let mut next = crate::test_rng::xorshift(seed | 1);
+            let mask = WalkMask::from_fn(w, h, |_, _| u8::from(next() % 8 >= blocked_in_8))
             .unwrap();
             let grid = NavGrid::new(mask, AreaSet::all());
             for y in 0..=h {
