@@ -225,6 +225,120 @@ pub const LOCAL_DETOUR_PIXELS_PER_STEP: usize = 16;
 /// settle every pixel it reaches and still not reach it.
 const POCKET_PIXELS: usize = 16_384;
 
+/// A destination that obstacles cover or cut off is answered with the nearest
+/// reachable pixel looked for among the pixels within this many pixels of it first
+/// (beyond, one fill over the start's whole region finds it).
+const OUTWARD_REACH: u32 = 96;
+
+/// The pixels round a point in order of distance from it (squared, between the point
+/// and their centres; ties in row-major order), within [`OUTWARD_REACH`] of it: a
+/// best-first flood from the point's pixel over its 4-neighbours. Each pixel has a
+/// neighbour at most as far that is one step nearer the point's pixel, so the flood
+/// gives every pixel only after all nearer ones.
+#[derive(Debug, Default)]
+struct Rings {
+    /// (squared distance's bits, padded index), least first.
+    queue: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>>,
+    /// One bit per pixel of the square window of side `2 * OUTWARD_REACH + 1`
+    /// round the point's pixel: queued already.
+    queued: Vec<u64>,
+    /// The window's top-left pixel (may lie outside the grid).
+    corner: (i64, i64),
+    /// The point.
+    point: (f64, f64),
+    /// One bit per pixel of the window: known not to be reachable, passed over.
+    closed: Vec<u64>,
+}
+
+impl Rings {
+    const SIDE: i64 = 2 * OUTWARD_REACH as i64 + 1;
+
+    /// Starts over round `point` (inside `grid`).
+    fn begin(&mut self, grid: &NavGrid, point: Point) {
+        let (x, y) = point.pixel().expect("a checked point");
+        let words = (Self::SIDE * Self::SIDE) as usize / 64 + 1;
+        self.queue.clear();
+        self.queued.clear();
+        self.queued.resize(words, 0);
+        self.closed.clear();
+        self.closed.resize(words, 0);
+        self.corner = (
+            x as i64 - OUTWARD_REACH as i64,
+            y as i64 - OUTWARD_REACH as i64,
+        );
+        self.point = (point.x as f64, point.y as f64);
+        self.push(grid, x as i64, y as i64);
+    }
+
+    /// The window's bit of pixel `(x, y)`, if it lies in the window and the grid.
+    fn bit(&self, grid: &NavGrid, x: i64, y: i64) -> Option<usize> {
+        let (wx, wy) = (x - self.corner.0, y - self.corner.1);
+        let inside = x >= 0
+            && y >= 0
+            && x < grid.width() as i64
+            && y < grid.height() as i64
+            && (0..Self::SIDE).contains(&wx)
+            && (0..Self::SIDE).contains(&wy);
+        inside.then_some((wy * Self::SIDE + wx) as usize)
+    }
+
+    /// Marks the pixels (padded indices) as not reachable.
+    fn close(&mut self, grid: &NavGrid, pixels: impl Iterator<Item = usize>) {
+        for index in pixels {
+            let (x, y) = grid.pixel_of(index);
+            if let Some(bit) = self.bit(grid, x as i64, y as i64) {
+                self.closed[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+
+    /// Whether pixel `index` (padded, in the window) is marked not reachable.
+    fn is_closed(&self, grid: &NavGrid, index: usize) -> bool {
+        let (x, y) = grid.pixel_of(index);
+        self.bit(grid, x as i64, y as i64)
+            .is_some_and(|bit| self.closed[bit / 64] & (1 << (bit % 64)) != 0)
+    }
+
+    /// Queues pixel `(x, y)` unless it is outside the grid or the window, or queued.
+    fn push(&mut self, grid: &NavGrid, x: i64, y: i64) {
+        let Some(bit) = self.bit(grid, x, y) else {
+            return;
+        };
+        if self.queued[bit / 64] & (1 << (bit % 64)) != 0 {
+            return;
+        }
+        self.queued[bit / 64] |= 1 << (bit % 64);
+        let (dx, dy) = (x as f64 + 0.5 - self.point.0, y as f64 + 0.5 - self.point.1);
+        let gap = dx * dx + dy * dy;
+        let index = grid.index(x as u32, y as u32);
+        self.queue.push(std::cmp::Reverse((gap.to_bits(), index)));
+    }
+
+    /// The next pixel (squared distance, padded index), or `None` once the next one
+    /// may have a nearer one outside the window.
+    fn next(&mut self, grid: &NavGrid) -> Option<(f64, usize)> {
+        let std::cmp::Reverse((bits, index)) = self.queue.pop()?;
+        let gap = f64::from_bits(bits);
+        // Every pixel outside the window is at least `OUTWARD_REACH - 0.5` away.
+        let edge = OUTWARD_REACH as f64 - 1.0;
+        if gap >= edge * edge {
+            return None;
+        }
+        let (x, y) = grid.pixel_of(index);
+        let (x, y) = (x as i64, y as i64);
+        self.push(grid, x - 1, y);
+        self.push(grid, x + 1, y);
+        self.push(grid, x, y - 1);
+        self.push(grid, x, y + 1);
+        Some((gap, index))
+    }
+
+    /// Bytes held.
+    fn memory_bytes(&self) -> usize {
+        self.queue.capacity() * 16 + (self.queued.capacity() + self.closed.capacity()) * 8
+    }
+}
+
 /// The two ends of a query after validation and snapping.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Endpoints {
@@ -452,6 +566,8 @@ pub struct Pathfinder {
     options: PathOptions,
     /// Obstacle bits for [`Pathfinder::find_path_among`], reused.
     obstacle_view: ObstacleView,
+    /// The pixels round a destination that obstacles cover, nearest first.
+    rings: Rings,
 }
 
 impl Pathfinder {
@@ -486,6 +602,7 @@ impl Pathfinder {
             + self.pixels.capacity() * 8
             + self.detour_path.capacity() * 8
             + self.obstacle_view.memory_bytes()
+            + self.rings.memory_bytes()
     }
 
     /// A path from `start` to `goal` on `grid` (points in pixel units).
@@ -501,6 +618,18 @@ impl Pathfinder {
         grid: &NavGrid,
         start: Point,
         goal: Point,
+    ) -> Result<PathResult, QueryError> {
+        self.find_path_with(grid, start, goal, EndSearch::Nearest)
+    }
+
+    /// [`Pathfinder::find_path`], where `end_search` says what a query among
+    /// obstacles does when they cover its end or cut it off.
+    fn find_path_with(
+        &mut self,
+        grid: &NavGrid,
+        start: Point,
+        goal: Point,
+        end_search: EndSearch,
     ) -> Result<PathResult, QueryError> {
         let started = Instant::now();
         let Some(ends) = resolve_endpoints(grid, start, goal, &self.options)? else {
@@ -555,25 +684,38 @@ impl Pathfinder {
         // it settles all it reaches without the source, and the answer is the
         // nearest reachable pixel's without a fill that floods the mask from the
         // source to find that out.
-        let pocket = grid.has_obstacles().then(|| {
+        let pocket = (grid.has_obstacles() && end_search == EndSearch::Nearest).then(|| {
             self.scratch
                 .fill_within(grid, target, Some(source), POCKET_PIXELS)
         });
-        let (outcome, looked_for_pocket) = match pocket {
+        // The fill in the scratch and the pixel it ran from: when it does not reach
+        // the other end, it has settled every pixel its own end reaches.
+        let (outcome, looked_for_pocket, filled_from) = match pocket {
             Some(closed_in) if !closed_in.reached && closed_in.settled <= POCKET_PIXELS => {
-                (closed_in, 0)
+                (closed_in, 0, first_pixel)
             }
             _ => (
                 self.scratch.fill(grid, source, Some(target)),
                 pocket.map_or(0, |open| open.settled),
+                last_pixel,
             ),
         };
         self.chain.clear();
         let mut answer = if !outcome.reached && grid.has_obstacles() {
             // Obstacles cover the end or cut it off from the start.
-            let mut nearest = self.nearest_reachable(grid, &ends, goal, started);
-            nearest.stats.visited += outcome.settled;
-            nearest
+            if end_search == EndSearch::ReachedOnly {
+                return Ok(PathResult::unreachable(
+                    outcome.settled + looked_for_pocket,
+                    started.elapsed(),
+                ));
+            }
+            let filled = FilledSide {
+                from_start: filled_from == ends.start_pixel,
+                settled: outcome.settled,
+            };
+            let mut nearest = self.nearest_reachable(grid, &ends, goal, filled, started);
+            nearest.stats.visited += looked_for_pocket;
+            return Ok(nearest);
         } else if !outcome.reached || {
             let toward = (last.x, last.y);
             !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
@@ -727,26 +869,130 @@ impl Pathfinder {
         result
     }
 
-    /// The path to the reachable pixel nearest to `goal` (ties: the shorter walk):
-    /// one fill over everything the start reaches, then a trace back from that
-    /// pixel. For destinations that obstacles cover or cut off.
+    /// The path to the reachable pixel nearest to `goal` (ties: the shorter walk),
+    /// for destinations that obstacles cover or cut off. `filled` tells which end's
+    /// pixels the fill in the scratch settled (all it reaches). From the start, the
+    /// answer is read off that fill. From the end, whose pixels are then known not
+    /// to be reachable, it is looked for outward from `goal` first
+    /// ([`Pathfinder::nearest_reachable_outward`]), else by one fill over everything
+    /// the start reaches.
     fn nearest_reachable(
         &mut self,
         grid: &NavGrid,
         ends: &Endpoints,
         goal: Point,
+        filled: FilledSide,
         started: Instant,
     ) -> PathResult {
-        let source = grid.index(ends.start_pixel.0, ends.start_pixel.1);
-        let outcome = self.scratch.fill(grid, source, None);
+        if !self.options.snap_destination {
+            // The end's own pixel is not reachable (that is why this runs), and no
+            // other end may be taken.
+            return PathResult::unreachable(filled.settled, started.elapsed());
+        }
+        let mut settled = filled.settled;
+        if !filled.from_start {
+            match self.nearest_reachable_outward(grid, ends, goal, started) {
+                Outward::Answer(mut answer) => {
+                    answer.stats.visited += settled;
+                    return answer;
+                }
+                Outward::GaveUp(visited) => settled += visited,
+            }
+            let source = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+            settled += self.scratch.fill(grid, source, None).settled;
+        }
+        let mut answer = self.nearest_reached_by_fill(grid, ends, goal, started, settled);
+        answer.stats.filled = true;
+        answer
+    }
+
+    /// The nearest reachable pixel by the pixels round `goal`, nearest first (ties
+    /// in row-major order), when the fill in the scratch ran from the end and settled
+    /// every pixel it reaches (none of them reachable from the start). A pixel in
+    /// another region than the start's, or one that fill or a fill of at most
+    /// [`POCKET_PIXELS`] from it finds closed in by obstacles, is not reachable; for
+    /// any other the path to it is searched as an ordinary query (the index and
+    /// local detours included). The first one reached, and every other pixel equally
+    /// near that is reached too, are the candidates; the shortest walk wins (ties:
+    /// the first in row-major order). Gives up, so that a fill from the start
+    /// answers, when a query finds no path to a pixel not closed in, or no pixel
+    /// within [`OUTWARD_REACH`] of `goal` is reached.
+    fn nearest_reachable_outward(
+        &mut self,
+        grid: &NavGrid,
+        ends: &Endpoints,
+        goal: Point,
+        started: Instant,
+    ) -> Outward {
+        let mut visited = 0usize;
+        let Some(region) = grid.region(ends.start_pixel.0, ends.start_pixel.1) else {
+            return Outward::GaveUp(visited);
+        };
+        let start_index = grid.index(ends.start_pixel.0, ends.start_pixel.1);
+        let mut rings = std::mem::take(&mut self.rings);
+        rings.begin(grid, goal);
+        rings.close(grid, self.scratch.reached().map(|(i, _)| i));
+        let mut best: Option<(f64, PathResult)> = None;
+        let answer = loop {
+            let Some((gap, index)) = rings.next(grid) else {
+                break best.take();
+            };
+            if best.as_ref().is_some_and(|b| gap > b.0) {
+                break best.take();
+            }
+            let (x, y) = grid.pixel_of(index);
+            if grid.region(x, y) != Some(region) || rings.is_closed(grid, index) {
+                continue;
+            }
+            let pocket = self
+                .scratch
+                .fill_within(grid, index, Some(start_index), POCKET_PIXELS);
+            visited += pocket.settled;
+            if !pocket.reached && pocket.settled <= POCKET_PIXELS {
+                rings.close(grid, self.scratch.reached().map(|(i, _)| i));
+                continue;
+            }
+            let end = Point::pixel_center(x, y);
+            match self.find_path_with(grid, ends.start, end, EndSearch::ReachedOnly) {
+                Ok(found) if found.status == PathStatus::Found => {
+                    visited += found.stats.visited;
+                    if best.as_ref().is_none_or(|b| found.length < b.1.length) {
+                        best = Some((gap, found));
+                    }
+                }
+                Ok(unreached) => {
+                    visited += unreached.stats.visited;
+                    break None;
+                }
+                Err(_) => break None,
+            }
+        };
+        self.rings = rings;
+        let Some((_, mut answer)) = answer else {
+            return Outward::GaveUp(visited);
+        };
+        answer.status = PathStatus::Snapped;
+        answer.start_moved = ends.start_moved;
+        answer.stats.visited = visited;
+        answer.stats.elapsed = started.elapsed();
+        Outward::Answer(answer)
+    }
+
+    /// [`Pathfinder::nearest_reachable`]'s answer from a whole-region fill from the
+    /// start (in the scratch).
+    fn nearest_reached_by_fill(
+        &mut self,
+        grid: &NavGrid,
+        ends: &Endpoints,
+        goal: Point,
+        started: Instant,
+        settled: usize,
+    ) -> PathResult {
         let Some((_, end_index)) = self.scratch.nearest_reached(grid, goal) else {
-            return PathResult::unreachable(outcome.settled, started.elapsed());
+            return PathResult::unreachable(settled, started.elapsed());
         };
         let end_pixel = grid.pixel_of(end_index);
         let reached_goal = Some(end_pixel) == goal.pixel();
-        if !reached_goal && !self.options.snap_destination {
-            return PathResult::unreachable(outcome.settled, started.elapsed());
-        }
         let ends = Endpoints {
             end: if reached_goal {
                 goal
@@ -760,15 +1006,43 @@ impl Pathfinder {
         self.chain.clear();
         let toward = (ends.start.x, ends.start.y);
         if !trace_downhill(grid, &self.scratch.dist, end_index, toward, &mut self.chain) {
-            return PathResult::unreachable(outcome.settled, started.elapsed());
+            return PathResult::unreachable(settled, started.elapsed());
         }
         self.chain.reverse();
         self.pixels.clear();
         self.pixels
             .extend(self.chain.iter().map(|&i| grid.pixel_of(i)));
         let waypoints = finish_path(grid, &self.pixels, ends.start, ends.end, &self.options);
-        result(&ends, waypoints, outcome.settled, started)
+        result(&ends, waypoints, settled, started)
     }
+}
+
+/// What a query among obstacles does when they cover its end or cut it off.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EndSearch {
+    /// Looks for the reachable pixel nearest to the destination (after a fill of at
+    /// most [`POCKET_PIXELS`] from the end finds whether obstacles close it in).
+    Nearest,
+    /// Answers unreachable, without looking for a pocket first: the caller has.
+    ReachedOnly,
+}
+
+/// Which end's pixels the last fill of a query settled, all it reaches, without
+/// reaching the other end.
+#[derive(Clone, Copy)]
+struct FilledSide {
+    /// Whether it ran from the start's pixel (else from the end's).
+    from_start: bool,
+    /// The pixels it settled.
+    settled: usize,
+}
+
+/// How [`Pathfinder::nearest_reachable_outward`] ended.
+enum Outward {
+    /// The path to the nearest reachable pixel.
+    Answer(PathResult),
+    /// No answer: the fill must find it. Carries the pixels settled so far.
+    GaveUp(usize),
 }
 
 /// What the subgoal index gave a query.

@@ -272,50 +272,176 @@ proptest! {
             grid.build_index(IndexPolicy::Always);
         }
         let obstacles = obstacles_for(&grid, seed);
-        let except = sc.start.pixel().filter(|&(x, y)| x < grid.width() && y < grid.height());
-        let oracle = baked(&grid, &obstacles, except);
-        let mut pathfinder = Pathfinder::new();
-        let ours = pathfinder.find_path_among(&grid, &obstacles, sc.start, sc.goal).unwrap();
-        // A walker too wide for the floor it stands on steps off it over the floor,
-        // which the oracle's mask no longer tells apart from walls (see
-        // `paths_keep_their_clearance`): only its path's legality is checked here.
-        let squeezed = sc.start.pixel().is_some_and(|(x, y)| grid.is_floor(x, y) && !grid.is_walkable(x, y));
-        if squeezed {
-            if ours.status != PathStatus::Unreachable
-                && let Err(e) = check_path_strict(&oracle, &ours.waypoints)
-            {
-                return Err(TestCaseError::fail(format!("path {:?} crosses an obstacle or wall: {e}", ours.waypoints)));
-            }
-            return Ok(());
-        }
-        let theirs = Pathfinder::new().find_path(&oracle, sc.start, sc.goal).unwrap();
-        prop_assert_eq!(ours.status, theirs.status, "ours {:?} theirs {:?}", ours.waypoints, theirs.waypoints);
-        prop_assert_eq!(ours.start_moved, theirs.start_moved);
-        if ours.status == PathStatus::Unreachable {
-            return Ok(());
-        }
-        if let Err(e) = check_path_strict(&oracle, &ours.waypoints) {
-            return Err(TestCaseError::fail(format!("path {:?} crosses an obstacle or wall: {e}", ours.waypoints)));
-        }
-        let (a, b) = (ours.waypoints[0], theirs.waypoints[0]);
-        prop_assert!((squared_gap(a, sc.start) - squared_gap(b, sc.start)).abs() < 1e-6, "starts {:?} vs {:?}", a, b);
-        let (a, b) = (*ours.waypoints.last().unwrap(), *theirs.waypoints.last().unwrap());
-        prop_assert!((squared_gap(a, sc.goal) - squared_gap(b, sc.goal)).abs() < 1e-6, "ends {:?} vs {:?}", a, b);
-        // Both walks are no longer than the shortest 8-neighbour route on the painted
-        // mask. Their lengths are not compared with each other: where two routes round
-        // different sides of a wall tie on the grid, the index and the fill may take
-        // different ones, and pulled taut those differ in length.
-        let bound = shortest_grid_route(&oracle, sc.start, sc.goal);
-        for (who, path) in [("ours", &ours.waypoints), ("theirs", &theirs.waypoints)] {
-            let walked = length(path);
-            prop_assert!(walked <= bound + 1e-3 * (path.len() as f64 + 1.0), "{} walks {} where the grid route is {}: {:?}", who, walked, bound, path);
-        }
-        // The bits are cleared after the query: the same pathfinder answers the plain
-        // grid as a fresh one does.
-        let after = pathfinder.find_path(&grid, sc.start, sc.goal).unwrap();
-        let fresh = Pathfinder::new().find_path(&grid, sc.start, sc.goal).unwrap();
-        prop_assert_eq!(after.waypoints, fresh.waypoints);
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
     }
+
+    /// A destination that characters cover or close in: one character on it (in
+    /// the middle of its footprint or off it), or several standing round it, often
+    /// overlapping into a ring with a pocket inside. Answered as on the painted mask
+    /// (the nearest reachable pixel is looked for round the destination first).
+    #[test]
+    fn covered_and_closed_in_destinations_match_the_painted_mask(
+        sc in scenario(),
+        r in radius(),
+        seed in any::<u64>(),
+        index in any::<bool>(),
+        size in 1u32..60,
+        off in (-20i32..=20, -20i32..=20),
+        ring in (1usize..7, 0u32..60, any::<u8>()),
+    ) {
+        let grid = clearance_grid(&sc, r);
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
+        let mut obstacles = obstacles_for(&grid, seed);
+        let center = Point::new(sc.goal.x + off.0 as f32 / 10.0, sc.goal.y + off.1 as f32 / 10.0);
+        let (count, spread, turn) = ring;
+        for k in 0..count {
+            let angle = (k as f32 + turn as f32 / 256.0) * std::f32::consts::TAU / count as f32;
+            let d = spread as f32 / 10.0;
+            let at = Point::new(center.x + d * angle.cos(), center.y + d * angle.sin());
+            obstacles
+                .push(Obstacle::new(at, Footprint::Circle { radius: size as f32 / 10.0 }))
+                .unwrap();
+        }
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
+    }
+
+    /// In an open room, characters standing round the destination (often closing it
+    /// in), a start anywhere: answered as on the painted mask. Most cases here take
+    /// the outward search for the nearest reachable pixel, ties included.
+    #[test]
+    fn closed_in_destinations_in_an_open_room_match_the_painted_mask(
+        w in 8u32..72,
+        h in 8u32..72,
+        start in (0u32..720, 0u32..720),
+        goal in (0u32..720, 0u32..720),
+        index in any::<bool>(),
+        size in 5u32..60,
+        ring in (2usize..8, 0u32..80, any::<u8>()),
+    ) {
+        let case = support::cases::Case {
+            kind: "open",
+            w,
+            h,
+            cells: vec![1; (w * h) as usize],
+            areas: AreaSet::all(),
+        };
+        let at = |(x, y): (u32, u32)| Point::new((x % (w * 10)) as f32 / 10.0, (y % (h * 10)) as f32 / 10.0);
+        let sc = Scenario { case, start: at(start), goal: at(goal) };
+        let grid = clearance_grid(&sc, 0.0);
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
+        let mut obstacles = Obstacles::new(&grid);
+        let (count, spread, turn) = ring;
+        for k in 0..count {
+            let angle = (k as f32 + turn as f32 / 256.0) * std::f32::consts::TAU / count as f32;
+            let d = spread as f32 / 10.0;
+            let at = Point::new(sc.goal.x + d * angle.cos(), sc.goal.y + d * angle.sin());
+            obstacles
+                .push(Obstacle::new(at, Footprint::Circle { radius: size as f32 / 10.0 }))
+                .unwrap();
+        }
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
+    }
+}
+
+/// A query among `obstacles` answers as a query on the mask with them painted in
+/// (see `queries_among_obstacles_match_the_painted_mask`).
+fn answers_as_on_the_painted_mask(
+    grid: &NavGrid,
+    obstacles: &Obstacles,
+    sc: &Scenario,
+) -> Result<(), TestCaseError> {
+    let except = sc
+        .start
+        .pixel()
+        .filter(|&(x, y)| x < grid.width() && y < grid.height());
+    let oracle = baked(grid, obstacles, except);
+    let mut pathfinder = Pathfinder::new();
+    let ours = pathfinder
+        .find_path_among(grid, obstacles, sc.start, sc.goal)
+        .unwrap();
+    // A walker too wide for the floor it stands on steps off it over the floor,
+    // which the oracle's mask no longer tells apart from walls (see
+    // `paths_keep_their_clearance`): only its path's legality is checked here.
+    let squeezed = sc
+        .start
+        .pixel()
+        .is_some_and(|(x, y)| grid.is_floor(x, y) && !grid.is_walkable(x, y));
+    if squeezed {
+        if ours.status != PathStatus::Unreachable
+            && let Err(e) = check_path_strict(&oracle, &ours.waypoints)
+        {
+            return Err(TestCaseError::fail(format!(
+                "path {:?} crosses an obstacle or wall: {e}",
+                ours.waypoints
+            )));
+        }
+        return Ok(());
+    }
+    let theirs = Pathfinder::new()
+        .find_path(&oracle, sc.start, sc.goal)
+        .unwrap();
+    prop_assert_eq!(
+        ours.status,
+        theirs.status,
+        "ours {:?} theirs {:?}",
+        ours.waypoints,
+        theirs.waypoints
+    );
+    prop_assert_eq!(ours.start_moved, theirs.start_moved);
+    if ours.status == PathStatus::Unreachable {
+        return Ok(());
+    }
+    if let Err(e) = check_path_strict(&oracle, &ours.waypoints) {
+        return Err(TestCaseError::fail(format!(
+            "path {:?} crosses an obstacle or wall: {e}",
+            ours.waypoints
+        )));
+    }
+    let (a, b) = (ours.waypoints[0], theirs.waypoints[0]);
+    prop_assert!(
+        (squared_gap(a, sc.start) - squared_gap(b, sc.start)).abs() < 1e-6,
+        "starts {:?} vs {:?}",
+        a,
+        b
+    );
+    let (a, b) = (
+        *ours.waypoints.last().unwrap(),
+        *theirs.waypoints.last().unwrap(),
+    );
+    prop_assert!(
+        (squared_gap(a, sc.goal) - squared_gap(b, sc.goal)).abs() < 1e-6,
+        "ends {:?} vs {:?}",
+        a,
+        b
+    );
+    // Both walks are no longer than the shortest 8-neighbour route on the painted
+    // mask. Their lengths are not compared with each other: where two routes round
+    // different sides of a wall tie on the grid, the index and the fill may take
+    // different ones, and pulled taut those differ in length.
+    let bound = shortest_grid_route(&oracle, sc.start, sc.goal);
+    for (who, path) in [("ours", &ours.waypoints), ("theirs", &theirs.waypoints)] {
+        let walked = length(path);
+        prop_assert!(
+            walked <= bound + 1e-3 * (path.len() as f64 + 1.0),
+            "{} walks {} where the grid route is {}: {:?}",
+            who,
+            walked,
+            bound,
+            path
+        );
+    }
+    // The bits are cleared after the query: the same pathfinder answers the plain
+    // grid as a fresh one does.
+    let after = pathfinder.find_path(grid, sc.start, sc.goal).unwrap();
+    let fresh = Pathfinder::new()
+        .find_path(grid, sc.start, sc.goal)
+        .unwrap();
+    prop_assert_eq!(after.waypoints, fresh.waypoints);
+    Ok(())
 }
 
 proptest! {
@@ -618,6 +744,158 @@ fn a_walker_closed_in_by_others_is_answered_within_its_pocket() {
         );
         assert!(!obstacles.blocks(end.x as u32, end.y as u32));
         assert!(r.stats.visited < 20_000, "index {index}: {:?}", r.stats);
+    }
+}
+
+/// A click on a character standing across a large room walks up to it, without a
+/// fill over the room.
+#[test]
+fn a_click_on_a_character_across_a_room_walks_up_to_it() {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    let mut obstacles = Obstacles::new(&grid);
+    // Two characters side by side; the click lands on the first, off its centre.
+    for at in [Point::new(902.0, 501.0), Point::new(917.0, 504.0)] {
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
+            .unwrap();
+    }
+    let (start, goal) = (Point::new(100.5, 300.5), Point::new(905.3, 502.7));
+    let oracle = baked(&grid, &obstacles, None);
+    let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
+    for index in [false, true] {
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
+        let r = Pathfinder::new()
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        assert_eq!(r.status, PathStatus::Snapped, "index {index}");
+        let (end, their_end) = (
+            *r.waypoints.last().unwrap(),
+            *theirs.waypoints.last().unwrap(),
+        );
+        assert_eq!(
+            squared_gap(end, goal),
+            squared_gap(their_end, goal),
+            "index {index}: {end:?}"
+        );
+        check_path_strict(&oracle, &r.waypoints).unwrap();
+        assert_eq!(r.waypoints[0], start);
+        if index {
+            assert!(r.stats.visited < 100_000, "{:?}", r.stats);
+        }
+    }
+}
+
+/// `count` characters of footprint radius `radius` standing in a ring 100 px round
+/// `center`.
+fn ring_of_characters(grid: &NavGrid, center: Point, count: usize, radius: f32) -> Obstacles {
+    let mut obstacles = Obstacles::new(grid);
+    for k in 0..count {
+        let angle = k as f32 * std::f32::consts::TAU / count as f32;
+        let at = Point::new(
+            center.x + 100.0 * angle.cos(),
+            center.y + 100.0 * angle.sin(),
+        );
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius }))
+            .unwrap();
+    }
+    obstacles
+}
+
+/// A click on a spot that characters close in, across a large room, walks to the
+/// reachable point nearest to it, and the search does not fill the room to find
+/// where: the pixels round the spot are tried nearest first, passing over those the
+/// closed-in fill settled. From either side of the spot (the fill runs from the end
+/// with the higher pixel index), with the subgoal index or without.
+#[test]
+fn a_closed_in_spot_across_a_room_is_answered_without_filling_it() {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    // Three characters whose footprints overlap round a small hole at the goal.
+    let goal = Point::new(700.3, 500.6);
+    let mut obstacles = Obstacles::new(&grid);
+    for k in 0..3 {
+        let angle = k as f32 * std::f32::consts::TAU / 3.0 + 0.4;
+        let at = Point::new(goal.x + 11.0 * angle.cos(), goal.y + 11.0 * angle.sin());
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
+            .unwrap();
+    }
+    let oracle = baked(&grid, &obstacles, None);
+    let hole = goal.pixel().unwrap();
+    assert!(
+        oracle.is_walkable(hole.0, hole.1),
+        "the goal is open, in its hole"
+    );
+    for index in [false, true] {
+        if index {
+            grid.build_index(IndexPolicy::Always);
+        }
+        for start in [Point::new(100.5, 100.5), Point::new(300.5, 900.5)] {
+            let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
+            let r = Pathfinder::new()
+                .find_path_among(&grid, &obstacles, start, goal)
+                .unwrap();
+            assert_eq!(r.status, PathStatus::Snapped, "index {index}, {start:?}");
+            let (end, their_end) = (
+                *r.waypoints.last().unwrap(),
+                *theirs.waypoints.last().unwrap(),
+            );
+            assert_eq!(
+                squared_gap(end, goal),
+                squared_gap(their_end, goal),
+                "{end:?}"
+            );
+            assert!(end.distance(goal) > 5.0, "outside the characters: {end:?}");
+            check_path_strict(&oracle, &r.waypoints).unwrap();
+            // The room has 1,048,576 pixels.
+            assert!(
+                r.stats.visited < 100_000,
+                "index {index}, {start:?}: {:?}",
+                r.stats
+            );
+        }
+    }
+}
+
+/// A click inside a ring of characters too wide for the pixels tried round the
+/// click is answered with the nearest reachable pixel all the same, by a fill from
+/// the start, from either side of the ring.
+#[test]
+fn a_click_inside_a_wide_ring_of_characters_walks_up_to_the_ring() {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    grid.build_index(IndexPolicy::Always);
+    let goal = Point::new(500.5, 500.5);
+    let obstacles = ring_of_characters(&grid, goal, 30, 14.0);
+    let oracle = baked(&grid, &obstacles, None);
+    for start in [Point::new(100.5, 100.5), Point::new(900.5, 900.5)] {
+        let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
+        let r = Pathfinder::new()
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        assert_eq!(r.status, PathStatus::Snapped, "{start:?}");
+        let (end, their_end) = (
+            *r.waypoints.last().unwrap(),
+            *theirs.waypoints.last().unwrap(),
+        );
+        assert_eq!(
+            squared_gap(end, goal),
+            squared_gap(their_end, goal),
+            "{end:?}"
+        );
+        assert!(end.distance(goal) > 100.0, "outside the ring: {end:?}");
+        assert!(r.stats.filled);
+        check_path_strict(&oracle, &r.waypoints).unwrap();
     }
 }
 
