@@ -747,6 +747,34 @@ fn a_walker_closed_in_by_others_is_answered_within_its_pocket() {
     }
 }
 
+/// The query among `obstacles` from `start` to `goal`, checked against the same
+/// query on `oracle` (the mask with them painted in): snapped, to an end equally
+/// near `goal`, along a path legal on the oracle.
+fn snaps_as_on_the_painted_mask(
+    grid: &NavGrid,
+    obstacles: &Obstacles,
+    oracle: &NavGrid,
+    start: Point,
+    goal: Point,
+) -> walkmask::PathResult {
+    let theirs = Pathfinder::new().find_path(oracle, start, goal).unwrap();
+    let r = Pathfinder::new()
+        .find_path_among(grid, obstacles, start, goal)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Snapped, "{start:?}");
+    let (end, their_end) = (
+        *r.waypoints.last().unwrap(),
+        *theirs.waypoints.last().unwrap(),
+    );
+    assert_eq!(
+        squared_gap(end, goal),
+        squared_gap(their_end, goal),
+        "{start:?}: {end:?}"
+    );
+    check_path_strict(oracle, &r.waypoints).unwrap();
+    r
+}
+
 /// A click on a character standing across a large room walks up to it, without a
 /// fill over the room.
 #[test]
@@ -764,25 +792,11 @@ fn a_click_on_a_character_across_a_room_walks_up_to_it() {
     }
     let (start, goal) = (Point::new(100.5, 300.5), Point::new(905.3, 502.7));
     let oracle = baked(&grid, &obstacles, None);
-    let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
     for index in [false, true] {
         if index {
             grid.build_index(IndexPolicy::Always);
         }
-        let r = Pathfinder::new()
-            .find_path_among(&grid, &obstacles, start, goal)
-            .unwrap();
-        assert_eq!(r.status, PathStatus::Snapped, "index {index}");
-        let (end, their_end) = (
-            *r.waypoints.last().unwrap(),
-            *theirs.waypoints.last().unwrap(),
-        );
-        assert_eq!(
-            squared_gap(end, goal),
-            squared_gap(their_end, goal),
-            "index {index}: {end:?}"
-        );
-        check_path_strict(&oracle, &r.waypoints).unwrap();
+        let r = snaps_as_on_the_painted_mask(&grid, &obstacles, &oracle, start, goal);
         assert_eq!(r.waypoints[0], start);
         if index {
             assert!(r.stats.visited < 100_000, "{:?}", r.stats);
@@ -839,22 +853,9 @@ fn a_closed_in_spot_across_a_room_is_answered_without_filling_it() {
             grid.build_index(IndexPolicy::Always);
         }
         for start in [Point::new(100.5, 100.5), Point::new(300.5, 900.5)] {
-            let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
-            let r = Pathfinder::new()
-                .find_path_among(&grid, &obstacles, start, goal)
-                .unwrap();
-            assert_eq!(r.status, PathStatus::Snapped, "index {index}, {start:?}");
-            let (end, their_end) = (
-                *r.waypoints.last().unwrap(),
-                *theirs.waypoints.last().unwrap(),
-            );
-            assert_eq!(
-                squared_gap(end, goal),
-                squared_gap(their_end, goal),
-                "{end:?}"
-            );
+            let r = snaps_as_on_the_painted_mask(&grid, &obstacles, &oracle, start, goal);
+            let end = *r.waypoints.last().unwrap();
             assert!(end.distance(goal) > 5.0, "outside the characters: {end:?}");
-            check_path_strict(&oracle, &r.waypoints).unwrap();
             // The room has 1,048,576 pixels.
             assert!(
                 r.stats.visited < 100_000,
@@ -879,23 +880,10 @@ fn a_click_inside_a_wide_ring_of_characters_walks_up_to_the_ring() {
     let obstacles = ring_of_characters(&grid, goal, 30, 14.0);
     let oracle = baked(&grid, &obstacles, None);
     for start in [Point::new(100.5, 100.5), Point::new(900.5, 900.5)] {
-        let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
-        let r = Pathfinder::new()
-            .find_path_among(&grid, &obstacles, start, goal)
-            .unwrap();
-        assert_eq!(r.status, PathStatus::Snapped, "{start:?}");
-        let (end, their_end) = (
-            *r.waypoints.last().unwrap(),
-            *theirs.waypoints.last().unwrap(),
-        );
-        assert_eq!(
-            squared_gap(end, goal),
-            squared_gap(their_end, goal),
-            "{end:?}"
-        );
+        let r = snaps_as_on_the_painted_mask(&grid, &obstacles, &oracle, start, goal);
+        let end = *r.waypoints.last().unwrap();
         assert!(end.distance(goal) > 100.0, "outside the ring: {end:?}");
         assert!(r.stats.filled);
-        check_path_strict(&oracle, &r.waypoints).unwrap();
     }
 }
 
