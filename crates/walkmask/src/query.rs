@@ -133,10 +133,12 @@ pub struct PathOptions {
     /// nearest to it (status [`PathStatus::Snapped`]) instead of answering
     /// [`PathStatus::Unreachable`]. Default: true.
     pub snap_destination: bool,
-    /// Line-of-sight shortcuts after the trace. Default: true.
+    /// Line-of-sight shortcuts after the trace (seed 000's beautification), when
+    /// the path is not pulled taut: pulling taut makes the same shortcuts and then
+    /// wraps the corners they leave. Default: true.
     pub beautify: bool,
-    /// Pull the path taut after the shortcuts ([`crate::taut`]): the shortest path
-    /// round the same obstacles, turning at their corners. Default: true.
+    /// Pull the path taut ([`crate::taut`]): the shortest path round the same
+    /// obstacles, turning at their corners. Default: true.
     pub taut: bool,
     /// Walk from pixel centre to pixel centre in the 8 grid directions (tile-by-tile
     /// movement when one pixel is one tile): no straight line from start to end, no
@@ -494,7 +496,7 @@ fn check_point(grid: &NavGrid, p: Point, which: &'static str) -> Result<(), Quer
 /// Builds the final waypoints from a pixel chain running from the start pixel to the
 /// end pixel (8-neighbour steps, or corners joined by straight runs as the subgoal
 /// index gives them): pixel centres, collinear runs dropped, the exact start and end points
-/// put at the ends, then beautified and pulled taut (as `options` say). With
+/// put at the ends, then pulled taut or beautified (as `options` say). With
 /// [`PathOptions::grid_steps`] it is the exact start then the pixel centres, ending
 /// at the end pixel's centre.
 pub fn finish_path(
@@ -519,11 +521,12 @@ pub fn finish_path(
     if path.last() != Some(&end) {
         path.push(end);
     }
-    if options.beautify {
-        beautify(grid, &mut path);
-    }
     if options.taut {
+        // The pull makes every shortcut the beautification would, and then goes
+        // round the corners they leave: beautifying first only costs time.
         tauten(grid, &mut path);
+    } else if options.beautify {
+        beautify(grid, &mut path);
     }
     path
 }
