@@ -1,5 +1,6 @@
 //! Obstacles and clearance side by side: the time to work out one footprint's
-//! pixels by shape; local detours against the shortest path among walkers; the same
+//! pixels by shape; local detours against the shortest path among walkers; clicks
+//! on spots characters close in or cover; the same
 //! clicks on the room masks with no obstacle, among 20 character-sized obstacles
 //! (`Pathfinder::find_path_among`), and on a grid widened for a walker of 14 px
 //! (`NavGrid::with_clearance`), with the time to widen the grid.
@@ -246,6 +247,125 @@ fn detours(quick: bool) {
     }
 }
 
+/// Characters in a ring round each closed-in spot, their centres' distance from it
+/// and their radius (pixels): with the walker's radius added, neighbours overlap and
+/// leave a pocket of 10 px round the spot.
+const RING: usize = 6;
+const RING_DISTANCE: f32 = 30.0;
+
+/// Clicks on spots that characters close in or cover, across the 4K harbour among
+/// its walkers: time per query and pixels settled. The answer is the reachable point
+/// nearest to the click; the pixels round it are tried nearest first rather than
+/// filling the start's whole region to find it (`PathStats::filled` counts the
+/// clicks that still filled).
+fn closed_in(quick: bool) {
+    let clicks = if quick { 20 } else { 100 };
+    println!(
+        "\nClosed-in and covered clicks in the harbour 3840 x 2160 among {HARBOUR_CHARACTERS} walkers of radius {HARBOUR_RADIUS} px (grid widened by the same radius, with its index, local detours; {clicks} clicks from random starts, each on a spot {RING} more characters ring, or on a character, and the same clicks without them; µs per query median / p99 / max; pixels settled, mean):"
+    );
+    println!(
+        "| destination | clicks | snapped | µs per query | the same clicks left open | pixels settled | answered by a fill |\n|---|---|---|---|---|---|---|"
+    );
+    let mask = WalkMask::new(3840, 2160, synthetic::harbour(3840, 2160, 7)).expect("valid size");
+    let grid = NavGrid::with_clearance(mask, walkmask::AreaSet::all(), HARBOUR_RADIUS)
+        .expect("a valid radius");
+    grid.build_index(IndexPolicy::WhenItPays);
+    let mut rng = Rng::new(29);
+    let mut walkers = Obstacles::new(&grid);
+    while walkers.len() < HARBOUR_CHARACTERS {
+        let at = walkable_point(&grid, &mut rng);
+        walkers
+            .push(Obstacle::new(
+                at,
+                Footprint::Circle {
+                    radius: HARBOUR_RADIUS,
+                },
+            ))
+            .expect("finite sizes");
+    }
+    let disc = Footprint::Circle {
+        radius: HARBOUR_RADIUS,
+    };
+    // The first fill grows a pathfinder's buffer to the mask (once): one query by
+    // the fill before the timed ones, which take local detours round walkers in the
+    // way, as the plugin's queries do.
+    let mut pathfinder = Pathfinder::with_options(PathOptions {
+        use_index: false,
+        ..PathOptions::default()
+    });
+    let (a, b) = (
+        walkable_point(&grid, &mut rng),
+        walkable_point(&grid, &mut rng),
+    );
+    let _ = pathfinder.find_path(&grid, a, b);
+    pathfinder.set_options(PathOptions {
+        obstacle_detours: ObstacleDetours::Local,
+        ..PathOptions::default()
+    });
+    for ringed in [true, false] {
+        let (mut us, mut open_us) = (Vec::new(), Vec::new());
+        let (mut settled, mut snapped, mut filled) = (0usize, 0usize, 0usize);
+        while us.len() < clicks {
+            let (start, goal) = (
+                walkable_point(&grid, &mut rng),
+                walkable_point(&grid, &mut rng),
+            );
+            // The same click with the destination left open, for comparison; only
+            // clicks that reach it then (one region, no walker on either end).
+            let started = Instant::now();
+            let open = pathfinder
+                .find_path_among(&grid, &walkers, start, goal)
+                .expect("valid points");
+            if open.status != PathStatus::Found {
+                continue;
+            }
+            open_us.push(started.elapsed().as_secs_f64() * 1e6);
+            let mut obstacles = walkers.clone();
+            if ringed {
+                for k in 0..RING {
+                    let angle = k as f32 * std::f32::consts::TAU / RING as f32;
+                    let at = Point::new(
+                        goal.x + RING_DISTANCE * angle.cos(),
+                        goal.y + RING_DISTANCE * angle.sin(),
+                    );
+                    obstacles
+                        .push(Obstacle::new(at, disc))
+                        .expect("finite sizes");
+                }
+            } else {
+                obstacles
+                    .push(Obstacle::new(goal, disc))
+                    .expect("finite sizes");
+            }
+            let started = Instant::now();
+            let answer = pathfinder
+                .find_path_among(&grid, &obstacles, start, goal)
+                .expect("valid points");
+            us.push(started.elapsed().as_secs_f64() * 1e6);
+            settled += answer.stats.visited;
+            snapped += usize::from(answer.status == PathStatus::Snapped);
+            filled += usize::from(answer.stats.filled);
+        }
+        us.sort_by(f64::total_cmp);
+        open_us.sort_by(f64::total_cmp);
+        println!(
+            "| {} | {clicks} | {snapped} | {} / {} / {} | {} / {} / {} | {:.0} | {filled} |",
+            if ringed {
+                "closed in by a ring"
+            } else {
+                "on a character"
+            },
+            fmt_us(Some(percentile(&us, 0.5))),
+            fmt_us(Some(percentile(&us, 0.99))),
+            fmt_us(us.last().copied()),
+            fmt_us(Some(percentile(&open_us, 0.5))),
+            fmt_us(Some(percentile(&open_us, 0.99))),
+            fmt_us(open_us.last().copied()),
+            settled as f64 / clicks as f64,
+        );
+    }
+}
+
 /// Median microseconds of `query` over `pairs`.
 fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
     let mut samples: Vec<f64> = pairs
@@ -260,10 +380,11 @@ fn time(pairs: &[(Point, Point)], mut query: impl FnMut(Point, Point)) -> f64 {
     median(&samples).unwrap_or(f64::NAN)
 }
 
-/// Runs every case and prints two tables.
+/// Runs every case and prints its tables.
 pub fn run(quick: bool) {
     footprint_pixels(quick);
     detours(quick);
+    closed_in(quick);
     let queries = if quick { 100 } else { 400 };
     println!(
         "\nObstacles and clearance (median per query over the same {queries} clicks; {OBSTACLES} character-sized obstacles; radius {RADIUS} px; each grid with its subgoal index, as the plugin prepares it):"
