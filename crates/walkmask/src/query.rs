@@ -250,6 +250,9 @@ struct Rings {
     point: (f64, f64),
     /// One bit per pixel of the window: known not to be reachable, passed over.
     closed: Vec<u64>,
+    /// One bit per pixel of the window: joined to a pixel tried already, which was
+    /// not closed in, so no fill need look for a pocket round it again.
+    open: Vec<u64>,
 }
 
 impl Rings {
@@ -264,6 +267,8 @@ impl Rings {
         self.queued.resize(words, 0);
         self.closed.clear();
         self.closed.resize(words, 0);
+        self.open.clear();
+        self.open.resize(words, 0);
         self.corner = (
             x as i64 - OUTWARD_REACH as i64,
             y as i64 - OUTWARD_REACH as i64,
@@ -286,19 +291,48 @@ impl Rings {
 
     /// Marks the pixels (padded indices) as not reachable.
     fn close(&mut self, grid: &NavGrid, pixels: impl Iterator<Item = usize>) {
-        for index in pixels {
-            let (x, y) = grid.pixel_of(index);
-            if let Some(bit) = self.bit(grid, x as i64, y as i64) {
-                self.closed[bit / 64] |= 1 << (bit % 64);
-            }
-        }
+        Self::mark(&mut self.closed, self.corner, grid, pixels);
     }
 
     /// Whether pixel `index` (padded, in the window) is marked not reachable.
     fn is_closed(&self, grid: &NavGrid, index: usize) -> bool {
+        self.is_marked(&self.closed, grid, index)
+    }
+
+    /// Marks the pixels (padded indices) as joined to a pixel not closed in.
+    fn open(&mut self, grid: &NavGrid, pixels: impl Iterator<Item = usize>) {
+        Self::mark(&mut self.open, self.corner, grid, pixels);
+    }
+
+    /// Whether pixel `index` (padded, in the window) is marked joined to a pixel not
+    /// closed in.
+    fn is_open(&self, grid: &NavGrid, index: usize) -> bool {
+        self.is_marked(&self.open, grid, index)
+    }
+
+    /// Sets the bits of the pixels (padded indices) that lie in the window whose
+    /// top-left pixel is `corner`.
+    fn mark(
+        bits: &mut [u64],
+        corner: (i64, i64),
+        grid: &NavGrid,
+        pixels: impl Iterator<Item = usize>,
+    ) {
+        for index in pixels {
+            let (x, y) = grid.pixel_of(index);
+            let (wx, wy) = (x as i64 - corner.0, y as i64 - corner.1);
+            if (0..Self::SIDE).contains(&wx) && (0..Self::SIDE).contains(&wy) {
+                let bit = (wy * Self::SIDE + wx) as usize;
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+
+    /// Whether pixel `index` (padded) lies in the window and its bit is set.
+    fn is_marked(&self, bits: &[u64], grid: &NavGrid, index: usize) -> bool {
         let (x, y) = grid.pixel_of(index);
         self.bit(grid, x as i64, y as i64)
-            .is_some_and(|bit| self.closed[bit / 64] & (1 << (bit % 64)) != 0)
+            .is_some_and(|bit| bits[bit / 64] & (1 << (bit % 64)) != 0)
     }
 
     /// Queues pixel `(x, y)` unless it is outside the grid or the window, or queued.
@@ -337,7 +371,8 @@ impl Rings {
 
     /// Bytes held.
     fn memory_bytes(&self) -> usize {
-        self.queue.capacity() * 16 + (self.queued.capacity() + self.closed.capacity()) * 8
+        self.queue.capacity() * 16
+            + (self.queued.capacity() + self.closed.capacity() + self.open.capacity()) * 8
     }
 }
 
@@ -665,7 +700,7 @@ impl Pathfinder {
             }
             waypoints
         };
-        match self.path_by_index(grid, first_pixel, last_pixel) {
+        let expanded = match self.path_by_index(grid, first_pixel, last_pixel) {
             IndexPath::Open(expanded) => {
                 return Ok(result(&ends, finish(self), expanded, started));
             }
@@ -677,31 +712,54 @@ impl Pathfinder {
                     answer.stats.local_detours = detours;
                     return Ok(answer);
                 }
+                expanded
             }
-            IndexPath::Blocked(_) | IndexPath::None => {}
+            IndexPath::Blocked(expanded) => expanded,
+            IndexPath::None => 0,
+        };
+        if end_search == EndSearch::WithoutFill {
+            return Ok(PathResult::unreachable(expanded, started.elapsed()));
         }
         // The fill runs from the last pixel toward the first; the trace runs back.
         let source = grid.index(last_pixel.0, last_pixel.1);
         let target = grid.index(first_pixel.0, first_pixel.1);
-        // Among obstacles, a small fill from the target first: if they close it in,
-        // it settles all it reaches without the source, and the answer is the
-        // nearest reachable pixel's without a fill that floods the mask from the
-        // source to find that out.
-        let pocket = (grid.has_obstacles() && end_search == EndSearch::Nearest).then(|| {
-            self.scratch
-                .fill_within(grid, target, Some(source), POCKET_PIXELS)
-        });
+        // Among obstacles, small fills from the ends first: if obstacles close one
+        // in, its fill settles all it reaches without the other end, and the answer
+        // is the nearest reachable pixel's without a fill that floods the mask from
+        // the other end to find that out. The destination is looked at first (a
+        // click lands among characters more often than a walker stands closed in),
+        // the start only when the fill would run toward it: a fill from a start
+        // closed in stops by itself.
+        let mut looked_for_pocket = 0;
+        let mut pocket = None;
+        if grid.has_obstacles() && end_search == EndSearch::Nearest {
+            let (start_index, end_index) = (
+                grid.index(ends.start_pixel.0, ends.start_pixel.1),
+                grid.index(ends.end_pixel.0, ends.end_pixel.1),
+            );
+            let looks = [
+                Some((end_index, start_index, ends.end_pixel)),
+                (target == start_index).then_some((start_index, end_index, ends.start_pixel)),
+            ];
+            for (from, toward, pixel) in looks.into_iter().flatten() {
+                let fill = self
+                    .scratch
+                    .fill_within(grid, from, Some(toward), POCKET_PIXELS);
+                if !fill.reached && fill.settled <= POCKET_PIXELS {
+                    pocket = Some((fill, pixel));
+                    break;
+                }
+                looked_for_pocket += fill.settled;
+                if fill.reached {
+                    break; // the ends are joined: neither is closed in
+                }
+            }
+        }
         // The fill in the scratch and the pixel it ran from: when it does not reach
         // the other end, it has settled every pixel its own end reaches.
-        let (outcome, looked_for_pocket, filled_from) = match pocket {
-            Some(closed_in) if !closed_in.reached && closed_in.settled <= POCKET_PIXELS => {
-                (closed_in, 0, first_pixel)
-            }
-            _ => (
-                self.scratch.fill(grid, source, Some(target)),
-                pocket.map_or(0, |open| open.settled),
-                last_pixel,
-            ),
+        let (outcome, filled_from) = match pocket {
+            Some(closed_in) => closed_in,
+            None => (self.scratch.fill(grid, source, Some(target)), last_pixel),
         };
         self.chain.clear();
         let mut answer = if !outcome.reached && grid.has_obstacles() {
@@ -913,9 +971,11 @@ impl Pathfinder {
     /// in row-major order), when the fill in the scratch ran from the end and settled
     /// every pixel it reaches (none of them reachable from the start). A pixel in
     /// another region than the start's, or one that fill or a fill of at most
-    /// [`POCKET_PIXELS`] from it finds closed in by obstacles, is not reachable; for
-    /// any other the path to it is searched as an ordinary query (the index and
-    /// local detours included). The first one reached, and every other pixel equally
+    /// [`POCKET_PIXELS`] from it finds closed in by obstacles, is not reachable. For
+    /// any other the path to it is searched as an ordinary query: first without a
+    /// fill (the straight line, the index, local detours), and where that does not
+    /// reach it, after the fill that looks for a pocket round it, with one (a pixel
+    /// such a fill joined to one not closed in needs no fill of its own). The first one reached, and every other pixel equally
     /// near that is reached too, are the candidates; the shortest walk wins (ties:
     /// the first in row-major order). Gives up, so that a fill from the start
     /// answers, when a query finds no path to a pixel not closed in, or no pixel
@@ -947,27 +1007,40 @@ impl Pathfinder {
             if grid.region(x, y) != Some(region) || rings.is_closed(grid, index) {
                 continue;
             }
-            let pocket = self
-                .scratch
-                .fill_within(grid, index, Some(start_index), POCKET_PIXELS);
-            visited += pocket.settled;
-            if !pocket.reached && pocket.settled <= POCKET_PIXELS {
-                rings.close(grid, self.scratch.reached().map(|(i, _)| i));
-                continue;
-            }
+            // First an ordinary query that does not fill: it usually reaches the
+            // pixel by the index or round the obstacles nearby.
             let end = Point::pixel_center(x, y);
-            match self.find_path_with(grid, ends.start, end, EndSearch::ReachedOnly) {
-                Ok(found) if found.status == PathStatus::Found => {
-                    visited += found.stats.visited;
-                    if best.as_ref().is_none_or(|b| found.length < b.1.length) {
-                        best = Some((gap, found));
+            let found = match self.find_path_with(grid, ends.start, end, EndSearch::WithoutFill) {
+                Ok(found) if found.status == PathStatus::Found => found,
+                probe => {
+                    visited += probe.map_or(0, |unreached| unreached.stats.visited);
+                    if !rings.is_open(grid, index) {
+                        let pocket =
+                            self.scratch
+                                .fill_within(grid, index, Some(start_index), POCKET_PIXELS);
+                        visited += pocket.settled;
+                        let settled = self.scratch.reached().map(|(i, _)| i);
+                        if !pocket.reached && pocket.settled <= POCKET_PIXELS {
+                            rings.close(grid, settled);
+                            continue;
+                        }
+                        // Not closed in, and neither is any pixel this fill joined to
+                        // it: if the query below does not reach it, the search gives up.
+                        rings.open(grid, settled);
+                    }
+                    match self.find_path_with(grid, ends.start, end, EndSearch::ReachedOnly) {
+                        Ok(found) if found.status == PathStatus::Found => found,
+                        Ok(unreached) => {
+                            visited += unreached.stats.visited;
+                            break None;
+                        }
+                        Err(_) => break None,
                     }
                 }
-                Ok(unreached) => {
-                    visited += unreached.stats.visited;
-                    break None;
-                }
-                Err(_) => break None,
+            };
+            visited += found.stats.visited;
+            if best.as_ref().is_none_or(|b| found.length < b.1.length) {
+                best = Some((gap, found));
             }
         };
         self.rings = rings;
@@ -1028,6 +1101,9 @@ enum EndSearch {
     Nearest,
     /// Answers unreachable, without looking for a pocket first: the caller has.
     ReachedOnly,
+    /// Answers only by the straight line, the subgoal index or local detours, and
+    /// unreachable where a fill would have to answer.
+    WithoutFill,
 }
 
 /// Which end's pixels the last fill of a query settled, all it reaches, without

@@ -272,19 +272,21 @@ proptest! {
             grid.build_index(IndexPolicy::Always);
         }
         let obstacles = obstacles_for(&grid, seed);
-        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc, ObstacleDetours::Shortest)?;
     }
 
     /// A destination that characters cover or close in: one character on it (in
     /// the middle of its footprint or off it), or several standing round it, often
     /// overlapping into a ring with a pocket inside. Answered as on the painted mask
-    /// (the nearest reachable pixel is looked for round the destination first).
+    /// (the nearest reachable pixel is looked for round the destination first), with
+    /// the shortest way round characters or local detours.
     #[test]
     fn covered_and_closed_in_destinations_match_the_painted_mask(
         sc in scenario(),
         r in radius(),
         seed in any::<u64>(),
         index in any::<bool>(),
+        local in any::<bool>(),
         size in 1u32..60,
         off in (-20i32..=20, -20i32..=20),
         ring in (1usize..7, 0u32..60, any::<u8>()),
@@ -304,12 +306,13 @@ proptest! {
                 .push(Obstacle::new(at, Footprint::Circle { radius: size as f32 / 10.0 }))
                 .unwrap();
         }
-        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc, detours(local))?;
     }
 
     /// In an open room, characters standing round the destination (often closing it
-    /// in), a start anywhere: answered as on the painted mask. Most cases here take
-    /// the outward search for the nearest reachable pixel, ties included.
+    /// in), a start anywhere: answered as on the painted mask, with the shortest way
+    /// round them or local detours. Most cases here take the outward search for the
+    /// nearest reachable pixel, ties included.
     #[test]
     fn closed_in_destinations_in_an_open_room_match_the_painted_mask(
         w in 8u32..72,
@@ -317,6 +320,7 @@ proptest! {
         start in (0u32..720, 0u32..720),
         goal in (0u32..720, 0u32..720),
         index in any::<bool>(),
+        local in any::<bool>(),
         size in 5u32..60,
         ring in (2usize..8, 0u32..80, any::<u8>()),
     ) {
@@ -343,7 +347,16 @@ proptest! {
                 .push(Obstacle::new(at, Footprint::Circle { radius: size as f32 / 10.0 }))
                 .unwrap();
         }
-        answers_as_on_the_painted_mask(&grid, &obstacles, &sc)?;
+        answers_as_on_the_painted_mask(&grid, &obstacles, &sc, detours(local))?;
+    }
+}
+
+/// Local detours when `local`, else the shortest way round obstacles.
+fn detours(local: bool) -> ObstacleDetours {
+    if local {
+        ObstacleDetours::Local
+    } else {
+        ObstacleDetours::Shortest
     }
 }
 
@@ -353,13 +366,17 @@ fn answers_as_on_the_painted_mask(
     grid: &NavGrid,
     obstacles: &Obstacles,
     sc: &Scenario,
+    detours: ObstacleDetours,
 ) -> Result<(), TestCaseError> {
     let except = sc
         .start
         .pixel()
         .filter(|&(x, y)| x < grid.width() && y < grid.height());
     let oracle = baked(grid, obstacles, except);
-    let mut pathfinder = Pathfinder::new();
+    let mut pathfinder = Pathfinder::with_options(PathOptions {
+        obstacle_detours: detours,
+        ..PathOptions::default()
+    });
     let ours = pathfinder
         .find_path_among(grid, obstacles, sc.start, sc.goal)
         .unwrap();
@@ -419,11 +436,18 @@ fn answers_as_on_the_painted_mask(
         b
     );
     // Both walks are no longer than the shortest 8-neighbour route on the painted
-    // mask. Their lengths are not compared with each other: where two routes round
-    // different sides of a wall tie on the grid, the index and the fill may take
-    // different ones, and pulled taut those differ in length.
+    // mask (local detours go round each obstacle by the shorter side nearby, which is
+    // not always shortest overall: their lengths are bounded in
+    // `local_detours_stay_close_to_the_shortest_walk_in_a_room`). Their lengths
+    // are not compared with each other: where two routes round different sides of a
+    // wall tie on the grid, the index and the fill may take different ones, and
+    // pulled taut those differ in length.
     let bound = shortest_grid_route(&oracle, sc.start, sc.goal);
-    for (who, path) in [("ours", &ours.waypoints), ("theirs", &theirs.waypoints)] {
+    let bounded: &[(&str, &Vec<Point>)] = match detours {
+        ObstacleDetours::Shortest => &[("ours", &ours.waypoints), ("theirs", &theirs.waypoints)],
+        ObstacleDetours::Local => &[("theirs", &theirs.waypoints)],
+    };
+    for &(who, path) in bounded {
         let walked = length(path);
         prop_assert!(
             walked <= bound + 1e-3 * (path.len() as f64 + 1.0),
@@ -863,6 +887,50 @@ fn a_closed_in_spot_across_a_room_is_answered_without_filling_it() {
                 r.stats
             );
         }
+    }
+}
+
+/// As the plugin queries (the subgoal index, local detours), a click on a spot that
+/// characters close in, across a room, settles only pixels near the spot: the
+/// spot's own pocket, then the pixels round it tried nearest first, the first of
+/// them reached by the straight line. No fill looks for a pocket round the start,
+/// or round a pixel that an ordinary query reaches without one. From either side of
+/// the spot (the fill runs from the end with the higher pixel index).
+#[test]
+fn a_closed_in_spot_is_answered_by_pixels_near_it() {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    grid.build_index(IndexPolicy::Always);
+    let goal = Point::new(700.3, 500.6);
+    let mut obstacles = Obstacles::new(&grid);
+    for k in 0..3 {
+        let angle = k as f32 * std::f32::consts::TAU / 3.0 + 0.4;
+        let at = Point::new(goal.x + 11.0 * angle.cos(), goal.y + 11.0 * angle.sin());
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
+            .unwrap();
+    }
+    let oracle = baked(&grid, &obstacles, None);
+    for start in [Point::new(100.5, 100.5), Point::new(300.5, 900.5)] {
+        let mut pathfinder = local_detours();
+        let r = pathfinder
+            .find_path_among(&grid, &obstacles, start, goal)
+            .unwrap();
+        let theirs = Pathfinder::new().find_path(&oracle, start, goal).unwrap();
+        assert_eq!(r.status, PathStatus::Snapped);
+        let (ours_end, their_end) = (
+            *r.waypoints.last().unwrap(),
+            *theirs.waypoints.last().unwrap(),
+        );
+        assert!(
+            (squared_gap(ours_end, goal) - squared_gap(their_end, goal)).abs() < 1e-6,
+            "{ours_end:?} vs {their_end:?}"
+        );
+        check_path_strict(&oracle, &r.waypoints).unwrap();
+        assert!(r.stats.visited < 2_000, "{start:?}: {:?}", r.stats);
+        assert!(!r.stats.filled);
     }
 }
 
