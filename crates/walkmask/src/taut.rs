@@ -110,79 +110,71 @@ fn pull(grid: &NavGrid, path: &mut Vec<Point>, corners: &mut Vec<P>) {
     if path.len() < 3 {
         return;
     }
-    // `look[i]`: a neighbour of corner i changed since it was last looked at (or it
-    // never was). A corner whose neighbours stay as they were would be answered as
-    // before, so it is left as it is. When a point changes, the one before it gets
-    // a look in the next pass, the one after it in this pass (its `a` moved).
-    let mut look = vec![true; path.len()];
+    // `fresh[i]`: a neighbour of point i changed in the last pass, so the corners
+    // next to it need a look; a corner whose three points were all settled before
+    // is left as it is.
+    let mut fresh = vec![true; path.len()];
     let mut out = Vec::with_capacity(path.len());
-    let mut out_look = Vec::with_capacity(path.len());
+    let mut out_fresh = Vec::with_capacity(path.len());
     for _ in 0..MAX_PASSES {
         // One pass streams the path into `out`: `a` is the last point kept.
         let mut changed = false;
         out.clear();
-        out_look.clear();
+        out_fresh.clear();
         out.push(path[0]);
-        out_look.push(false);
+        out_fresh.push(false);
         for i in 1..path.len() - 1 {
             let (a, v, b) = (
                 *out.last().expect("starts with path[0]"),
                 path[i],
                 path[i + 1],
             );
-            if !(look[i] || a != path[i - 1]) {
+            let a_moved = a != path[i - 1] || *out_fresh.last().expect("same length");
+            if !(a_moved || fresh[i - 1] || fresh[i] || fresh[i + 1]) {
                 out.push(v);
-                out_look.push(false);
-                continue;
-            }
-            let v_now = if line_of_sight(grid, a, b) {
-                Replaced::Dropped
+                out_fresh.push(false);
+            } else if line_of_sight(grid, a, b) {
+                changed = true; // v dropped
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
             } else if turns_round_its_corner(grid, a, v, b) {
-                Replaced::Kept // already taut here: the hull would give `v` back
+                out.push(v); // already taut here: the hull would give `v` back
+                out_fresh.push(false);
             } else if let Some(c) = corner_of_its_pixel(grid, a, v, b) {
                 // The common case, without searching the triangle: `v` sits next to
                 // the obstacle corner it turns round.
-                Replaced::By(c)
-            } else if let Some(chain) = wrap(grid, a, v, b, corners) {
-                // Hull corners need no look while their neighbours stay: each is
-                // needed by the hull between them.
-                Replaced::ByChain(chain)
-            } else {
-                Replaced::Kept
-            };
-            if !matches!(v_now, Replaced::Kept) {
-                // The point before has a new neighbour.
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
+                out.push(c);
+                out_fresh.push(false);
                 changed = true;
-                *out_look.last_mut().expect("starts with path[0]") = true;
+            } else if let Some(chain) = wrap(grid, a, v, b, corners) {
+                // Hull corners need no second look while their neighbours stay:
+                // each is needed by the hull between them. The point before them
+                // and the first of them are looked at again next pass (the point
+                // before has a new neighbour), the point after them in this pass
+                // (its `a` moved).
+                if let Some(last) = out_fresh.last_mut() {
+                    *last = true;
+                }
+                out_fresh.extend(std::iter::repeat_n(false, chain.len()));
+                out.extend(chain);
+                changed = true;
+            } else {
+                out.push(v);
+                out_fresh.push(false);
             }
-            match v_now {
-                Replaced::Kept => out.push(v),
-                Replaced::Dropped => {}
-                Replaced::By(c) => out.push(c),
-                Replaced::ByChain(chain) => out.extend(chain),
-            }
-            out_look.resize(out.len(), false);
         }
         out.push(path[path.len() - 1]);
-        out_look.push(false);
+        out_fresh.push(false);
         std::mem::swap(path, &mut out);
-        std::mem::swap(&mut look, &mut out_look);
+        std::mem::swap(&mut fresh, &mut out_fresh);
         if !changed || path.len() < 3 {
             break;
         }
     }
-}
-
-/// What became of a turning point in a pass of [`pull`].
-enum Replaced {
-    /// It stays.
-    Kept,
-    /// Its neighbours see each other: it goes.
-    Dropped,
-    /// It moved onto the obstacle corner it turns round.
-    By(Point),
-    /// The band between its neighbours wraps these obstacle corners instead.
-    ByChain(Vec<Point>),
 }
 
 /// Whether `v` sits at an obstacle corner (nudged off it) and the path turns round
