@@ -845,6 +845,25 @@ fn ring_of_characters(grid: &NavGrid, center: Point, count: usize, radius: f32) 
     obstacles
 }
 
+/// An open 1024 x 1024 room, a spot in it, and three characters whose footprints
+/// overlap round a small hole at the spot.
+fn a_spot_closed_in_across_a_room() -> (NavGrid, Point, Obstacles) {
+    let grid = NavGrid::new(
+        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
+        AreaSet::all(),
+    );
+    let spot = Point::new(700.3, 500.6);
+    let mut obstacles = Obstacles::new(&grid);
+    for k in 0..3 {
+        let angle = k as f32 * std::f32::consts::TAU / 3.0 + 0.4;
+        let at = Point::new(spot.x + 11.0 * angle.cos(), spot.y + 11.0 * angle.sin());
+        obstacles
+            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
+            .unwrap();
+    }
+    (grid, spot, obstacles)
+}
+
 /// A click on a spot that characters close in, across a large room, walks to the
 /// reachable point nearest to it, and the search does not fill the room to find
 /// where: the pixels round the spot are tried nearest first, passing over those the
@@ -852,20 +871,7 @@ fn ring_of_characters(grid: &NavGrid, center: Point, count: usize, radius: f32) 
 /// with the higher pixel index), with the subgoal index or without.
 #[test]
 fn a_closed_in_spot_across_a_room_is_answered_without_filling_it() {
-    let grid = NavGrid::new(
-        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
-        AreaSet::all(),
-    );
-    // Three characters whose footprints overlap round a small hole at the goal.
-    let goal = Point::new(700.3, 500.6);
-    let mut obstacles = Obstacles::new(&grid);
-    for k in 0..3 {
-        let angle = k as f32 * std::f32::consts::TAU / 3.0 + 0.4;
-        let at = Point::new(goal.x + 11.0 * angle.cos(), goal.y + 11.0 * angle.sin());
-        obstacles
-            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
-            .unwrap();
-    }
+    let (grid, goal, obstacles) = a_spot_closed_in_across_a_room();
     let oracle = baked(&grid, &obstacles, None);
     let hole = goal.pixel().unwrap();
     assert!(
@@ -898,20 +904,8 @@ fn a_closed_in_spot_across_a_room_is_answered_without_filling_it() {
 /// the spot (the fill runs from the end with the higher pixel index).
 #[test]
 fn a_closed_in_spot_is_answered_by_pixels_near_it() {
-    let grid = NavGrid::new(
-        WalkMask::from_fn(1024, 1024, |_, _| 1).unwrap(),
-        AreaSet::all(),
-    );
+    let (grid, goal, obstacles) = a_spot_closed_in_across_a_room();
     grid.build_index(IndexPolicy::Always);
-    let goal = Point::new(700.3, 500.6);
-    let mut obstacles = Obstacles::new(&grid);
-    for k in 0..3 {
-        let angle = k as f32 * std::f32::consts::TAU / 3.0 + 0.4;
-        let at = Point::new(goal.x + 11.0 * angle.cos(), goal.y + 11.0 * angle.sin());
-        obstacles
-            .push(Obstacle::new(at, Footprint::Circle { radius: 9.0 }))
-            .unwrap();
-    }
     let oracle = baked(&grid, &obstacles, None);
     for start in [Point::new(100.5, 100.5), Point::new(300.5, 900.5)] {
         let mut pathfinder = local_detours();

@@ -62,6 +62,24 @@ const HARBOUR_CHARACTERS: usize = 75;
 /// Their radius and the walker's, pixels (the frame-cost harbour's).
 const HARBOUR_RADIUS: f32 = 10.0;
 
+/// [`HARBOUR_CHARACTERS`] walker-sized discs of radius [`HARBOUR_RADIUS`] on walkable
+/// points of `grid`.
+fn walkers(grid: &NavGrid, rng: &mut Rng) -> Obstacles {
+    let mut walkers = Obstacles::new(grid);
+    while walkers.len() < HARBOUR_CHARACTERS {
+        let at = walkable_point(grid, rng);
+        walkers
+            .push(Obstacle::new(
+                at,
+                Footprint::Circle {
+                    radius: HARBOUR_RADIUS,
+                },
+            ))
+            .expect("finite sizes");
+    }
+    walkers
+}
+
 /// The percentile `p` (0 to 1) of sorted samples.
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -163,18 +181,7 @@ fn detours(quick: bool) {
             .expect("a valid radius");
         grid.build_index(IndexPolicy::WhenItPays);
         let mut rng = Rng::new(23);
-        let mut obstacles = Obstacles::new(&grid);
-        while obstacles.len() < HARBOUR_CHARACTERS {
-            let at = walkable_point(&grid, &mut rng);
-            obstacles
-                .push(Obstacle::new(
-                    at,
-                    Footprint::Circle {
-                        radius: HARBOUR_RADIUS,
-                    },
-                ))
-                .expect("finite sizes");
-        }
+        let obstacles = walkers(&grid, &mut rng);
         let mut shortest = Pathfinder::new();
         let mut local = Pathfinder::with_options(PathOptions {
             obstacle_detours: ObstacleDetours::Local,
@@ -271,18 +278,7 @@ fn closed_in(quick: bool) {
         .expect("a valid radius");
     grid.build_index(IndexPolicy::WhenItPays);
     let mut rng = Rng::new(29);
-    let mut walkers = Obstacles::new(&grid);
-    while walkers.len() < HARBOUR_CHARACTERS {
-        let at = walkable_point(&grid, &mut rng);
-        walkers
-            .push(Obstacle::new(
-                at,
-                Footprint::Circle {
-                    radius: HARBOUR_RADIUS,
-                },
-            ))
-            .expect("finite sizes");
-    }
+    let walkers = walkers(&grid, &mut rng);
     let disc = Footprint::Circle {
         radius: HARBOUR_RADIUS,
     };
