@@ -56,6 +56,7 @@ mod mask_decode;
 pub mod obstacles;
 pub mod pause;
 pub mod query;
+pub mod remote;
 #[cfg(feature = "room_file")]
 pub mod room_file;
 pub mod simplify;
