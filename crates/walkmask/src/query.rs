@@ -707,12 +707,15 @@ impl Pathfinder {
             IndexPath::Blocked(expanded)
                 if self.options.obstacle_detours == ObstacleDetours::Local =>
             {
-                if let Some((settled, detours)) = self.detour_locally(grid) {
-                    let mut answer = result(&ends, finish(self), expanded + settled, started);
-                    answer.stats.local_detours = detours;
-                    return Ok(answer);
+                match self.detour_locally(grid) {
+                    Ok((settled, detours)) => {
+                        let mut answer = result(&ends, finish(self), expanded + settled, started);
+                        answer.stats.local_detours = detours;
+                        return Ok(answer);
+                    }
+                    // The pixels its fills settled count with the rest of the query's.
+                    Err(settled) => expanded + settled,
                 }
-                expanded
             }
             IndexPath::Blocked(expanded) => expanded,
             IndexPath::None => 0,
@@ -730,7 +733,9 @@ impl Pathfinder {
         // click lands among characters more often than a walker stands closed in),
         // the start only when the fill would run toward it: a fill from a start
         // closed in stops by itself.
-        let mut looked_for_pocket = 0;
+        // What was settled before the fill: subgoals the index expanded, pixels local
+        // detours that found no way round and the looks for a pocket settled.
+        let mut settled_before = expanded;
         let mut pocket = None;
         if grid.has_obstacles() && end_search == EndSearch::Nearest {
             let (start_index, end_index) = (
@@ -749,7 +754,7 @@ impl Pathfinder {
                     pocket = Some((fill, pixel));
                     break;
                 }
-                looked_for_pocket += fill.settled;
+                settled_before += fill.settled;
                 if fill.reached {
                     break; // the ends are joined: neither is closed in
                 }
@@ -766,7 +771,7 @@ impl Pathfinder {
             // Obstacles cover the end or cut it off from the start.
             if end_search == EndSearch::ReachedOnly {
                 return Ok(PathResult::unreachable(
-                    outcome.settled + looked_for_pocket,
+                    outcome.settled + settled_before,
                     started.elapsed(),
                 ));
             }
@@ -775,7 +780,7 @@ impl Pathfinder {
                 settled: outcome.settled,
             };
             let mut nearest = self.nearest_reachable(grid, &ends, goal, filled, started);
-            nearest.stats.visited += looked_for_pocket;
+            nearest.stats.visited += settled_before;
             return Ok(nearest);
         } else if !outcome.reached || {
             let toward = (last.x, last.y);
@@ -790,7 +795,7 @@ impl Pathfinder {
             result(&ends, finish(self), outcome.settled, started)
         };
         answer.stats.filled = true;
-        answer.stats.visited += looked_for_pocket;
+        answer.stats.visited += settled_before;
         Ok(answer)
     }
 
@@ -823,10 +828,10 @@ impl Pathfinder {
     /// (blocked by obstacles somewhere) into a pixel chain that walks round each
     /// blocked stretch, from [`LOCAL_DETOUR_MARGIN`] steps (or more) before it to as
     /// many after it, by a fill toward the stretch's start over its neighbourhood.
-    /// Returns the pixels settled and the stretches walked round, or `None` (and
-    /// `self.pixels` unusable) when a stretch cannot be walked round within its
-    /// budget or the path ends on an obstacle.
-    fn detour_locally(&mut self, grid: &NavGrid) -> Option<(usize, usize)> {
+    /// Returns the pixels settled and the stretches walked round, or `Err` with the
+    /// pixels settled (and `self.pixels` unusable) when a stretch cannot be walked
+    /// round within its budget or the path ends on an obstacle.
+    fn detour_locally(&mut self, grid: &NavGrid) -> Result<(usize, usize), usize> {
         let mut path = std::mem::take(&mut self.detour_path);
         path.clear();
         for_each_corner_path_pixel(&self.pixels, |p| path.push(p));
@@ -844,7 +849,7 @@ impl Pathfinder {
             }
             if next >= n {
                 out.extend_from_slice(&path[copied..]);
-                break Some((settled, detours));
+                break Ok((settled, detours));
             }
             // The step from `path[next - 1]` is blocked. The window runs from
             // `margin` steps before it to `margin` steps after the first walkable
@@ -867,7 +872,7 @@ impl Pathfinder {
                 }
             };
             let Some((before, end)) = window else {
-                break None;
+                break Err(settled);
             };
             let (a, b) = (path[before], path[end]);
             let steps = end - before;
@@ -875,16 +880,26 @@ impl Pathfinder {
                 .saturating_mul(steps)
                 .saturating_mul(LOCAL_DETOUR_PIXELS_PER_STEP)
                 .saturating_add(4096);
-            let source = grid.index(b.0, b.1);
-            let target = grid.index(a.0, a.1);
+            // The fill runs from the window's far end toward its near one, except
+            // from the path's first pixel when the window starts there: obstacles
+            // close in the ends of walks (a click among characters), and a fill from
+            // a closed-in end stops within its pocket, while one toward it would
+            // settle its whole budget before giving up.
+            let from_first = before == 0 && end != n - 1;
+            let (from, to) = if from_first { (a, b) } else { (b, a) };
+            let source = grid.index(from.0, from.1);
+            let target = grid.index(to.0, to.1);
             let outcome = self.scratch.fill_within(grid, source, Some(target), budget);
             settled += outcome.settled;
             self.chain.clear();
-            let toward = (b.0 as f32 + 0.5, b.1 as f32 + 0.5);
+            let toward = (from.0 as f32 + 0.5, from.1 as f32 + 0.5);
             if !outcome.reached
                 || !trace_downhill(grid, &self.scratch.dist, target, toward, &mut self.chain)
             {
-                break None;
+                break Err(settled);
+            }
+            if from_first {
+                self.chain.reverse();
             }
             // `path[copied..before]`, then the detour from `a` up to (not including)
             // `b`, which starts what is still to be copied.

@@ -732,6 +732,49 @@ fn a_guard_in_the_only_door_cuts_the_room() {
     assert_eq!(r.status, PathStatus::Found);
 }
 
+/// A local detour that finds no way round within its budget (a guard in the near
+/// door, the other door far away) counts the pixels its fill settled in the query's:
+/// the query then settles more than the shortest mode's, which tries no detour, and
+/// answers the same, through the far door.
+#[test]
+fn pixels_settled_by_a_detour_that_fails_are_counted() {
+    let doors = |y: u32| (10..18).contains(&y) || (380..388).contains(&y);
+    let mask = WalkMask::from_fn(400, 400, |x, y| u8::from(x != 200 || doors(y))).unwrap();
+    let grid = NavGrid::new(mask, AreaSet::all());
+    grid.build_index(IndexPolicy::Always);
+    let mut obstacles = Obstacles::new(&grid);
+    obstacles
+        .push(Obstacle::new(
+            Point::new(200.5, 14.0),
+            Footprint::Rect {
+                half_width: 1.0,
+                half_height: 5.0,
+            },
+        ))
+        .unwrap();
+    let (start, goal) = (Point::new(100.5, 14.5), Point::new(300.5, 14.5));
+    let local = local_detours()
+        .find_path_among(&grid, &obstacles, start, goal)
+        .unwrap();
+    let shortest = Pathfinder::new()
+        .find_path_among(&grid, &obstacles, start, goal)
+        .unwrap();
+    assert_eq!(local.status, PathStatus::Found);
+    assert!(
+        local.waypoints.iter().any(|p| p.y > 380.0),
+        "through the far door"
+    );
+    assert_eq!(local.waypoints, shortest.waypoints);
+    assert_eq!(local.stats.local_detours, 0);
+    assert!(local.stats.filled);
+    assert!(
+        local.stats.visited > shortest.stats.visited + 10_000,
+        "local {} shortest {}",
+        local.stats.visited,
+        shortest.stats.visited
+    );
+}
+
 /// A walker that others stand round in a large room, sent across it, walks to the
 /// point of its pocket nearest the destination, and the search finds the pocket
 /// closed without filling the room (with the subgoal index or without).
