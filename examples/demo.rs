@@ -113,6 +113,7 @@ fn main() {
     .add_plugins((
         WalkmaskPlugin {
             answer_timing: answer_timing(),
+            search_worker: search_worker(),
             ..default()
         },
         WalkmaskDebugPlugin,
@@ -906,22 +907,43 @@ struct Script {
 /// `?after-frames=N`, exactly `N` frames after their request (`AnswerTiming`; the
 /// browser test plays both).
 fn answer_timing() -> AnswerTiming {
+    let frames = page_option("after-frames").and_then(|n| n.parse().ok());
+    if let Some(frames) = frames {
+        info!("answers land {frames} frames after their request");
+        return AnswerTiming::AfterFrames(frames);
+    }
+    AnswerTiming::WhenReady
+}
+
+/// In a browser, searches run in the search worker that `web/build.sh` puts next to
+/// the page, unless its address says `?search-worker=off` (the browser test plays
+/// both).
+fn search_worker() -> Option<String> {
+    if page_option("search-worker").as_deref() == Some("off") {
+        info!("searches run on the main thread");
+        return None;
+    }
+    Some("walkmask_search_worker.js".into())
+}
+
+/// The value of `name` in the page's address (`?name=value`); `None` natively.
+fn page_option(name: &str) -> Option<String> {
     #[cfg(target_arch = "wasm32")]
     {
         let search = web_sys::window()
             .and_then(|window| window.location().search().ok())
             .unwrap_or_default();
-        let frames = search
+        search
             .trim_start_matches('?')
             .split('&')
-            .find_map(|pair| pair.strip_prefix("after-frames="))
-            .and_then(|n| n.parse().ok());
-        if let Some(frames) = frames {
-            info!("answers land {frames} frames after their request");
-            return AnswerTiming::AfterFrames(frames);
-        }
+            .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+            .map(str::to_owned)
     }
-    AnswerTiming::WhenReady
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = name;
+        None
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -331,6 +331,26 @@ pub struct WalkmaskPlugin {
     /// [`in_schedule`](Self::in_schedule)). Pointer input
     /// ([`WalkmaskSystems::Input`]) always runs in `Update`.
     pub schedule: InternedScheduleLabel,
+    /// In the browser: the address (relative to the page) of the search worker's
+    /// script, `walkmask_search_worker.js`, which `web/build.sh` builds from
+    /// `crates/walkmask_web_worker` next to the game. Path searches, their fills and
+    /// the subgoal indexes then run in that Web Worker instead of on the page's main
+    /// thread, where every pool task runs in a browser; each grid's mask is sent to it
+    /// once. The answers are the same. Until the worker is up, and for good if it
+    /// cannot start or fails, searches run on the main thread as without it (with a
+    /// warning). Default `None`: on the main thread. Ignored outside the browser.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_walkmask::WalkmaskPlugin;
+    ///
+    /// let plugin = WalkmaskPlugin {
+    ///     search_worker: Some("walkmask_search_worker.js".into()),
+    ///     ..default()
+    /// };
+    /// # let _ = plugin;
+    /// ```
+    pub search_worker: Option<String>,
 }
 
 impl WalkmaskPlugin {
@@ -372,6 +392,7 @@ impl Default for WalkmaskPlugin {
             search_index: true,
             tuning: WalkTuning::default(),
             schedule: Update.intern(),
+            search_worker: None,
         }
     }
 }
@@ -414,6 +435,10 @@ impl Plugin for WalkmaskPlugin {
             self.pathfinder_bytes,
         )
         .with_deterministic_answers(matches!(self.answer_timing, AnswerTiming::AfterFrames(_)));
+        #[cfg(target_arch = "wasm32")]
+        if let Some(url) = &self.search_worker {
+            plan::search_worker::browser::start(url);
+        }
         app.init_asset::<WalkMask>()
             .init_asset_loader::<asset::ScaleMapLoader>()
             .init_asset_loader::<asset::IdLayerLoader>()

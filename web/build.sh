@@ -34,6 +34,8 @@ if [ "$have" != "$want" ]; then
 fi
 
 cargo build --profile "$profile" --example demo --target wasm32-unknown-unknown
+# The search worker: the core as a wasm module of its own (`WalkmaskPlugin::search_worker`).
+cargo build --profile "$profile" -p walkmask_web_worker --target wasm32-unknown-unknown
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -43,6 +45,9 @@ if [ "${WALKMASK_WEB_NAMES:-0}" = 1 ]; then
 fi
 wasm-bindgen --target web --no-typescript "${names[@]}" --out-dir "$out" --out-name demo \
     "$target_dir/wasm32-unknown-unknown/$profile/examples/demo.wasm"
+wasm-bindgen --target web --no-typescript "${names[@]}" --out-dir "$out" --out-name walkmask_worker \
+    "$target_dir/wasm32-unknown-unknown/$profile/walkmask_web_worker.wasm"
+cp crates/walkmask_web_worker/walkmask_search_worker.js "$out/"
 cp web/index.html "$out/"
 cp -R assets "$out/assets"
 echo "web build in $out ($(du -sh "$out" | cut -f1)); serve it with: python3 -m http.server -d $out 8080"

@@ -490,6 +490,9 @@ impl NavGridCache {
             inner.evict();
             inner.search_index
         };
+        // The search worker builds its own (`search_worker`).
+        #[cfg(target_arch = "wasm32")]
+        let index_it = index_it && !super::search_worker::browser::is_ready();
         if !index_it {
             return;
         }

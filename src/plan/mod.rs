@@ -9,7 +9,9 @@
 //! * `search_threads` (feature `background_searches`): the async compute pool's
 //!   threads below the frame's (`background_searches`);
 //! * `browser_pause` (on the web): grid and index builds in slices of a few
-//!   milliseconds, so that the browser draws frames in between.
+//!   milliseconds, so that the browser draws frames in between;
+//! * `search_worker` (on the web, with [`WalkmaskPlugin::search_worker`](crate::WalkmaskPlugin::search_worker)):
+//!   path searches and their subgoal indexes in a Web Worker.
 //!
 //! The walk lifecycle (`walk`) decides when to plan; this module knows nothing of it.
 //!
@@ -29,6 +31,8 @@ pub(crate) mod field_cache;
 pub(crate) mod grid_cache;
 #[cfg(feature = "background_searches")]
 pub(crate) mod search_threads;
+#[cfg(any(test, target_arch = "wasm32"))]
+pub(crate) mod search_worker;
 pub(crate) mod worker;
 
 /// Where a pool task's work begins. On the web, pool tasks run on the main thread in

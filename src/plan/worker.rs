@@ -332,7 +332,10 @@ impl Planner {
             grid.build_index(IndexPolicy::WhenItPays);
         }
         #[cfg(target_arch = "wasm32")]
-        if self.deterministic && self.cache.search_index() {
+        if self.deterministic
+            && self.cache.search_index()
+            && !super::search_worker::browser::is_ready()
+        {
             grid.build_index_pausing(
                 IndexPolicy::WhenItPays,
                 &mut crate::plan::browser_pause::BrowserPause::new(),
@@ -357,7 +360,27 @@ impl Planner {
         {
             result = traced(field.path_from(query.start, query.goal, options), &query);
         }
-        // 3. A search of its own.
+        // 3. A search of its own: on the web in the search worker when it is up.
+        #[cfg(target_arch = "wasm32")]
+        if result.is_none() {
+            result = super::search_worker::find_path::<super::search_worker::browser::Browser>(
+                super::search_worker::WorkerQuery {
+                    key: query.key,
+                    mask: &query.mask,
+                    index: self.cache.search_index(),
+                    start: query.start,
+                    goal: query.goal,
+                    options: *options,
+                    obstacles: &query.obstacles,
+                },
+            )
+            .await
+            .inspect(|answer| {
+                if let Ok(answer) = answer {
+                    self.searches.count(&answer.stats);
+                }
+            });
+        }
         let result = result.unwrap_or_else(|| {
             work_span!("walkmask: path search");
             let obstacles =

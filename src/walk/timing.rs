@@ -46,7 +46,10 @@ use bevy::prelude::*;
 /// there in slices of a few milliseconds between frames, so the first answers on a new
 /// grid (a room loaded, areas toggled) land a few frames late. The answers themselves
 /// stay independent of timing as above. `WhenReady` is unchanged: an answer lands in
-/// the first frame after its search has run.
+/// the first frame after its search has run. With the search worker
+/// ([`WalkmaskPlugin::search_worker`](crate::WalkmaskPlugin::search_worker)) the
+/// search runs there and its reply comes between frames: the same answer, landing in
+/// frame `f` when the reply came by then.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 pub enum AnswerTiming {
     /// In the first frame whose [`WalkmaskSystems::Poll`](crate::WalkmaskSystems::Poll)

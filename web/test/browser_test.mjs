@@ -14,9 +14,14 @@
 // It also reports the wasm's size as served: raw, gzip (level 9) and brotli (quality
 // 11, as a static host serves it precompressed), and fails above 8 MB brotli.
 //
+// Searches run in the search worker (crates/walkmask_web_worker), as the demo asks;
+// the test checks that they do, and plays the first walks again with the worker off
+// (`?search-worker=off`: on the page's main thread, as where workers are missing).
+//
 // Environment: CHROMIUM (default /usr/bin/chromium), WALKMASK_WEB_PLAY_SECONDS (the
 // scripted play, default 60), WALKMASK_WEB_REPORT (also write the numbers as JSON
-// to this file).
+// to this file), WALKMASK_WEB_PAGE_OPTIONS (added to the played page's address, such
+// as `search-worker=off` to play the minute with searches on the main thread).
 
 import { chromium } from "playwright-core";
 import http from "node:http";
@@ -30,12 +35,14 @@ const dist = path.resolve(process.argv[2] ?? path.join(here, "..", "dist"));
 const shots = path.join(here, "screenshots");
 const playSeconds = Number(process.env.WALKMASK_WEB_PLAY_SECONDS ?? 60);
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const pageOptions = process.env.WALKMASK_WEB_PAGE_OPTIONS ?? "";
+const workerOff = /(^|&)search-worker=off(&|$)/.test(pageOptions);
 /** The most the wasm may weigh compressed (brotli, quality 11), in bytes. */
 const MAX_WASM_BROTLI = 8_000_000;
 
-/** The demo's wasm: bytes raw, gzip (level 9) and brotli (quality 11). */
-function wasmSizes(dir) {
-  const wasm = fs.readFileSync(path.join(dir, "demo_bg.wasm"));
+/** A wasm of the build: bytes raw, gzip (level 9) and brotli (quality 11). */
+function wasmSizes(dir, name = "demo_bg.wasm") {
+  const wasm = fs.readFileSync(path.join(dir, name));
   const brotli = zlib.brotliCompressSync(wasm, {
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
@@ -254,7 +261,7 @@ async function main() {
       await profiler.send("Profiler.setSamplingInterval", { interval: 500 });
       await profiler.send("Profiler.start");
     }
-    const loaded = await load(page, base);
+    const loaded = await load(page, pageOptions ? `${base}?${pageOptions}` : base);
     const loadMs = loaded.loadMs;
     const loadedAt = await page.evaluate(() => performance.now());
     console.log(`ready after ${loadMs} ms: ${loaded.message}`);
@@ -263,6 +270,11 @@ async function main() {
 
     // 1. The floor: the walk ends exactly on the clicked point.
     const floor = await walkTo(page, 700, 800, "a click on the floor");
+    const inWorker = lines.some((l) => /searches run in the search worker/.test(l.message));
+    check(
+      inWorker !== workerOff,
+      workerOff ? "searches run on the main thread (search-worker=off)" : "searches run in the search worker",
+    );
     const at1 = parseVec2(floor.end.message);
     const want1 = toWorld(700, 800);
     check(
@@ -378,13 +390,39 @@ async function main() {
     );
     await fixed.screenshot({ path: path.join(shots, "6_after_frames.png") });
     report.after_frames_2_answer_frames = frames2;
+    await fixed.close();
+
+    // 6. Without the search worker (as in a browser without workers): the same walks,
+    //    searched on the page's main thread.
+    const alone = await openPage();
+    await load(alone, `${base}?search-worker=off`);
+    const aloneWalks = [];
+    for (const [x, y, what] of [
+      [700, 800, "the floor"],
+      [1640, 640, "the closed garden"],
+    ]) {
+      aloneWalks.push(await walkTo(alone, x, y, `a click on ${what} (no search worker)`));
+    }
+    const aloneAt = parseVec2(aloneWalks[0].end.message);
+    check(
+      /^arrived at/.test(aloneWalks[0].end.message) && aloneAt && Math.hypot(aloneAt.x - want1.x, aloneAt.y - want1.y) < 2,
+      `no search worker: the floor click arrives where clicked (${aloneWalks[0].end.message})`,
+    );
+    check(
+      /snapped true/.test(aloneWalks[1].answer.message),
+      `no search worker: the closed garden is snapped (${aloneWalks[1].answer.message})`,
+    );
+    report.no_worker_answer_ms = aloneWalks.map((w) => w.answerMs);
+    await alone.close();
     // Measured with the browser idle (brotli's best takes a minute or two).
     const sizes = wasmSizes(dist);
     report.wasm_bytes = sizes;
+    report.worker_wasm_bytes = wasmSizes(dist, "walkmask_worker_bg.wasm");
     check(
       sizes.brotli11 <= MAX_WASM_BROTLI,
       `the wasm transfers in ${(sizes.brotli11 / 1e6).toFixed(2)} MB with brotli (${(sizes.gzip9 / 1e6).toFixed(2)} MB gzip, ${(sizes.raw / 1e6).toFixed(2)} MB raw; at most ${MAX_WASM_BROTLI / 1e6} MB)`,
     );
+    report.page_options = pageOptions;
     report.wall_seconds = (Date.now() - started) / 1000;
 
     console.log(JSON.stringify(report, null, 1));
