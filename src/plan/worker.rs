@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::prelude::*;
-use walkmask::obstacles::{Footprint, Obstacle, Obstacles};
+use walkmask::obstacles::{Obstacle, Obstacles};
 use walkmask::subgoal::IndexPolicy;
 use walkmask::{
     DistanceField, NavGrid, PathOptions, PathResult, PathStatus, Pathfinder, Point, QueryError,
@@ -96,18 +96,11 @@ impl ObstacleRasters {
 
 /// An obstacle's centre and footprint, bit for bit.
 fn obstacle_bits(obstacle: &Obstacle) -> [u32; 5] {
-    let (kind, a, b) = match obstacle.footprint {
-        Footprint::Rect {
-            half_width,
-            half_height,
-        } => (0, half_width, half_height),
-        Footprint::Circle { radius } => (1, radius, radius),
-        Footprint::Ellipse { radius_x, radius_y } => (2, radius_x, radius_y),
-    };
+    let [a, b] = obstacle.footprint.sizes();
     [
         obstacle.center.x.to_bits(),
         obstacle.center.y.to_bits(),
-        kind,
+        u32::from(obstacle.footprint.kind()),
         a.to_bits(),
         b.to_bits(),
     ]
@@ -551,6 +544,8 @@ impl PlannerStatus {
 
 #[cfg(test)]
 mod tests {
+    use walkmask::obstacles::Footprint;
+
     use super::*;
 
     /// Searches after searches, each among a list drawn from more obstacles than the

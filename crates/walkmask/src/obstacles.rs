@@ -64,8 +64,45 @@ pub enum Footprint {
 }
 
 impl Footprint {
-    /// The sizes, for validation.
-    fn sizes(&self) -> [f32; 2] {
+    /// The kind as a number: 0 for a rectangle, 1 for a disc, 2 for an ellipse. With
+    /// [`Footprint::sizes`] it is all there is to a footprint, and
+    /// [`Footprint::from_kind`] makes it again (for keys and messages).
+    ///
+    /// ```
+    /// use walkmask::obstacles::Footprint;
+    /// let guard = Footprint::Ellipse { radius_x: 12.0, radius_y: 5.0 };
+    /// let [a, b] = guard.sizes();
+    /// assert_eq!(Footprint::from_kind(guard.kind(), a, b), Some(guard));
+    /// ```
+    pub fn kind(&self) -> u8 {
+        match self {
+            Footprint::Rect { .. } => 0,
+            Footprint::Circle { .. } => 1,
+            Footprint::Ellipse { .. } => 2,
+        }
+    }
+
+    /// The footprint of kind `kind` ([`Footprint::kind`]) and sizes `a` and `b`
+    /// ([`Footprint::sizes`]; a disc's radius is `a`); `None` for a kind there is
+    /// not.
+    pub fn from_kind(kind: u8, a: f32, b: f32) -> Option<Self> {
+        match kind {
+            0 => Some(Footprint::Rect {
+                half_width: a,
+                half_height: b,
+            }),
+            1 => Some(Footprint::Circle { radius: a }),
+            2 => Some(Footprint::Ellipse {
+                radius_x: a,
+                radius_y: b,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Its two sizes: half the width and height of a rectangle, a disc's radius
+    /// twice, an ellipse's semi-axes.
+    pub fn sizes(&self) -> [f32; 2] {
         match *self {
             Footprint::Rect {
                 half_width,

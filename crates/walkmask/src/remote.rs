@@ -220,15 +220,8 @@ impl Request {
                 out.u32(query.obstacles.len() as u32);
                 for obstacle in &query.obstacles {
                     out.point(obstacle.center);
-                    let (kind, a, b) = match obstacle.footprint {
-                        Footprint::Rect {
-                            half_width,
-                            half_height,
-                        } => (0, half_width, half_height),
-                        Footprint::Circle { radius } => (1, radius, radius),
-                        Footprint::Ellipse { radius_x, radius_y } => (2, radius_x, radius_y),
-                    };
-                    out.u8(kind);
+                    let [a, b] = obstacle.footprint.sizes();
+                    out.u8(obstacle.footprint.kind());
                     out.f32(a);
                     out.f32(b);
                 }
@@ -298,23 +291,11 @@ impl Request {
                     let center = input.point()?;
                     let kind = input.u8()?;
                     let (a, b) = (input.f32()?, input.f32()?);
-                    let footprint = match kind {
-                        0 => Footprint::Rect {
-                            half_width: a,
-                            half_height: b,
-                        },
-                        1 => Footprint::Circle { radius: a },
-                        2 => Footprint::Ellipse {
-                            radius_x: a,
-                            radius_y: b,
-                        },
-                        code => {
-                            return Err(RemoteError::UnknownCode {
-                                what: "footprint",
-                                code,
-                            });
-                        }
-                    };
+                    let footprint =
+                        Footprint::from_kind(kind, a, b).ok_or(RemoteError::UnknownCode {
+                            what: "footprint",
+                            code: kind,
+                        })?;
                     obstacles.push(Obstacle { center, footprint });
                 }
                 Request::FindPath(PathRequest {
