@@ -560,8 +560,7 @@ impl RemoteSearches {
                 };
                 let entry = self.grids.remove(at);
                 let grid = &entry.1;
-                let mut obstacles =
-                    Obstacles::for_size(grid.width(), grid.height(), grid.clearance());
+                let mut obstacles = Obstacles::new(grid);
                 for obstacle in query.obstacles {
                     // Invalid ones are left out, as the asking side's own searches do.
                     let _ = obstacles.push(obstacle);
