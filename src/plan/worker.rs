@@ -41,7 +41,7 @@ impl ObstacleRasters {
         clearance: f32,
     ) -> Obstacles {
         let (w, h) = (mapping.size.x, mapping.size.y);
-        let key = |obstacle: &Obstacle| (w, h, clearance.to_bits(), obstacle_bits(obstacle));
+        let key = |obstacle: &Obstacle| (w, h, clearance.to_bits(), obstacle.key());
         let alone =
             |one: &(Entity, Obstacle)| rasterise(std::iter::once(one), mapping, clearance).0;
         let mut out = Obstacles::for_size(w, h, clearance);
@@ -92,18 +92,6 @@ impl ObstacleRasters {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
-
-/// An obstacle's centre and footprint, bit for bit.
-fn obstacle_bits(obstacle: &Obstacle) -> [u32; 5] {
-    let [a, b] = obstacle.footprint.sizes();
-    [
-        obstacle.center.x.to_bits(),
-        obstacle.center.y.to_bits(),
-        u32::from(obstacle.footprint.kind()),
-        a.to_bits(),
-        b.to_bits(),
-    ]
 }
 
 /// Idle [`Pathfinder`]s kept for reuse: their scratch buffers grow to the mask size

@@ -276,6 +276,29 @@ impl Obstacle {
         Self { center, footprint }
     }
 
+    /// Its centre, kind of footprint and sizes, bit for bit: equal keys are the same
+    /// obstacle, so the pixels one covers can be kept under its key.
+    ///
+    /// ```
+    /// use walkmask::obstacles::{Footprint, Obstacle};
+    /// use walkmask::Point;
+    ///
+    /// let a = Obstacle::new(Point::new(4.0, 5.0), Footprint::Circle { radius: 3.0 });
+    /// let b = Obstacle::new(Point::new(4.0, 5.0), Footprint::Ellipse { radius_x: 3.0, radius_y: 3.0 });
+    /// assert_eq!(a.key(), a.key());
+    /// assert_ne!(a.key(), b.key());
+    /// ```
+    pub fn key(&self) -> [u32; 5] {
+        let [a, b] = self.footprint.sizes();
+        [
+            self.center.x.to_bits(),
+            self.center.y.to_bits(),
+            u32::from(self.footprint.kind()),
+            a.to_bits(),
+            b.to_bits(),
+        ]
+    }
+
     /// [`Obstacle::near_segment`] for any segment of `path` (a single point counts
     /// as a segment of no length).
     pub fn near_path(&self, path: &[Point], reach: f32) -> bool {

@@ -41,6 +41,7 @@
 //! assert!(path.waypoints.iter().any(|p| p.y > 28.0)); // through the gap
 //! ```
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use thiserror::Error;
@@ -493,24 +494,62 @@ fn which_code(which: &str) -> u8 {
     u8::from(which != "start")
 }
 
-/// The answering side: grids by number, each with its subgoal index, and one
-/// [`Pathfinder`] whose buffers serve every query.
+/// The answering side: grids by number, each with its subgoal index, one
+/// [`Pathfinder`] whose buffers serve every query, and the pixels of the obstacles
+/// earlier queries ran among (each worked out once per grid).
 pub struct RemoteSearches {
     /// The grids, the one used last at the end.
     grids: Vec<(u32, NavGrid)>,
     /// How many grids are kept; loading one more drops the one used longest ago.
     keep: usize,
     pathfinder: Pathfinder,
+    /// The pixels of each obstacle earlier queries ran among, by grid number and
+    /// [`Obstacle::key`], each alone: queries among characters that stand still see
+    /// the same obstacles again and again.
+    rasters: HashMap<(u32, [u32; 5]), Obstacles>,
 }
 
 impl RemoteSearches {
+    /// Obstacles whose pixels are kept; past it the store starts afresh.
+    const KEEP_RASTERS: usize = 4096;
+
     /// Searches that keep at most `keep_grids` grids (at least one).
     pub fn new(keep_grids: usize) -> Self {
         Self {
             grids: Vec::new(),
             keep: keep_grids.max(1),
             pathfinder: Pathfinder::new(),
+            rasters: HashMap::new(),
         }
+    }
+
+    /// Drops grid `grid` and the obstacle pixels kept for it.
+    fn forget(&mut self, grid: u32) {
+        self.grids.retain(|&(id, _)| id != grid);
+        self.rasters.retain(|&(id, _), _| id != grid);
+    }
+
+    /// `list` as obstacles on `grid` (number `id`), from the pixels kept where they
+    /// are kept; invalid obstacles are left out, as the asking side's own searches
+    /// do.
+    fn obstacles(&mut self, id: u32, grid: &NavGrid, list: Vec<Obstacle>) -> Obstacles {
+        let mut out = Obstacles::new(grid);
+        for obstacle in list {
+            let key = (id, obstacle.key());
+            if let Some(kept) = self.rasters.get(&key) {
+                out.push_from(kept, 0);
+                continue;
+            }
+            let mut alone = Obstacles::new(grid);
+            if alone.push(obstacle).is_ok() {
+                out.push_from(&alone, 0);
+                if self.rasters.len() >= Self::KEEP_RASTERS {
+                    self.rasters.clear();
+                }
+                self.rasters.insert(key, alone);
+            }
+        }
+        out
     }
 
     /// The numbers of the grids held, the one used last at the end.
@@ -540,9 +579,10 @@ impl RemoteSearches {
                 if index {
                     built.build_index(IndexPolicy::WhenItPays);
                 }
-                self.grids.retain(|&(id, _)| id != grid);
+                self.forget(grid);
                 if self.grids.len() >= self.keep {
-                    self.grids.remove(0);
+                    let oldest = self.grids[0].0;
+                    self.forget(oldest);
                 }
                 self.grids.push((grid, built));
                 Some(Reply::Loaded {
@@ -551,7 +591,7 @@ impl RemoteSearches {
                 })
             }
             Request::ForgetGrid { grid } => {
-                self.grids.retain(|&(id, _)| id != grid);
+                self.forget(grid);
                 None
             }
             Request::FindPath(query) => {
@@ -560,11 +600,7 @@ impl RemoteSearches {
                 };
                 let entry = self.grids.remove(at);
                 let grid = &entry.1;
-                let mut obstacles = Obstacles::new(grid);
-                for obstacle in query.obstacles {
-                    // Invalid ones are left out, as the asking side's own searches do.
-                    let _ = obstacles.push(obstacle);
-                }
+                let obstacles = self.obstacles(query.grid, grid, query.obstacles);
                 self.pathfinder.set_options(query.options);
                 let result =
                     self.pathfinder

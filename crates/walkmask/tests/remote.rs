@@ -152,13 +152,39 @@ proptest! {
             start,
             goal,
             options,
-            obstacles: list,
+            obstacles: list.clone(),
         }));
         let Reply::Path { id, result } = reply else {
             return Err(TestCaseError::fail(format!("not a path: {reply:?}")));
         };
         prop_assert_eq!(id, 99);
         // Compared as printed: a point that is not a number is equal to itself there.
+        prop_assert_eq!(
+            format!("{:?}", timeless(result)),
+            format!("{:?}", timeless(expected))
+        );
+
+        // Asked again among the same obstacles in the other order: their pixels are
+        // the ones kept from the first query, and the answer is still the home's.
+        let reversed: Vec<Obstacle> = list.iter().rev().copied().collect();
+        let mut home_reversed = Obstacles::for_size(sc.case.w, sc.case.h, clearance);
+        for &obstacle in &reversed {
+            let _ = home_reversed.push(obstacle);
+        }
+        let expected = Pathfinder::with_options(options)
+            .find_path_among(&home, &home_reversed, goal, start);
+        let reply = ask(&mut searches, &Request::FindPath(PathRequest {
+            id: 100,
+            grid: 3,
+            start: goal,
+            goal: start,
+            options,
+            obstacles: reversed,
+        }));
+        let Reply::Path { id, result } = reply else {
+            return Err(TestCaseError::fail(format!("not a path: {reply:?}")));
+        };
+        prop_assert_eq!(id, 100);
         prop_assert_eq!(
             format!("{:?}", timeless(result)),
             format!("{:?}", timeless(expected))
