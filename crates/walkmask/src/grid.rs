@@ -10,7 +10,8 @@ use crate::obstacles::{ObstacleBits, Obstacles, SharedBits};
 use crate::pause::{NeverPause, PIXELS_BETWEEN_CHECKPOINTS, Pause, checkpoint, run_through};
 use crate::snap::EdgeIndex;
 use crate::subgoal::{
-    IndexPolicy, MAX_SIDE, SubgoalGraph, WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals_pausing,
+    IndexPolicy, MAX_GRAPH_SIZE_PER_WALKABLE_PIXEL, MAX_SIDE, SubgoalGraph,
+    WALKABLE_PIXELS_PER_SUBGOAL, count_subgoals_pausing,
 };
 use crate::{AreaSet, Point, WalkMask};
 
@@ -391,18 +392,21 @@ impl NavGrid {
         if self.width() > MAX_SIDE || self.height() > MAX_SIDE || pixels >= 1 << 31 {
             return None;
         }
-        let pays = match policy {
-            IndexPolicy::Always => true,
+        let walkable = self.walkable_count();
+        let max_edges = match policy {
+            IndexPolicy::Always => usize::MAX,
             IndexPolicy::WhenItPays => {
-                count_subgoals_pausing(self, pause).await * WALKABLE_PIXELS_PER_SUBGOAL
-                    <= self.walkable_count()
+                let subgoals = count_subgoals_pausing(self, pause).await;
+                if subgoals.saturating_mul(WALKABLE_PIXELS_PER_SUBGOAL) <= walkable {
+                    usize::MAX
+                } else {
+                    // Crowded with corners: worth it only for a small graph.
+                    let size = walkable as f64 * MAX_GRAPH_SIZE_PER_WALKABLE_PIXEL;
+                    (size as usize).checked_sub(subgoals)?
+                }
             }
         };
-        if pays {
-            Some(SubgoalGraph::build_pausing(self, pause).await)
-        } else {
-            None
-        }
+        SubgoalGraph::build_within(self, pause, max_edges).await
     }
 
     /// [`NavGrid::build_index`] as a future that stops wherever `pause` asks

@@ -51,19 +51,35 @@ use crate::steps::octile;
 /// When [`NavGrid::build_index`] builds a [`SubgoalGraph`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum IndexPolicy {
-    /// Build it when it pays: when there is at most one subgoal for every
-    /// [`WALKABLE_PIXELS_PER_SUBGOAL`] walkable pixels. On masks cluttered with
-    /// corners (noise, dense random obstacles) the graph is nearly as large as the
-    /// grid and the fill answers faster.
+    /// Build it when it pays, weighing the index's size against the fill's work on
+    /// each mask: always when there is at most one subgoal for every
+    /// [`WALKABLE_PIXELS_PER_SUBGOAL`] walkable pixels; on masks more crowded with
+    /// corners, only when the graph (subgoals and edges) has at most
+    /// [`MAX_GRAPH_SIZE_PER_WALKABLE_PIXEL`] entries per walkable pixel (the build
+    /// gives up as soon as it has more). Narrow corridors (a maze of 1-pixel
+    /// passages) pass: each subgoal sees a few others, and a query over the graph
+    /// settles far fewer nodes than a fill settles pixels. Noise and dense random
+    /// obstacles do not: their graphs outgrow the walkable pixels, and the fill
+    /// answers faster.
     #[default]
     WhenItPays,
     /// Build it whatever the mask.
     Always,
 }
 
-/// The measured rule of [`IndexPolicy::WhenItPays`]: an index is built only when the
-/// mask has at least this many walkable pixels per subgoal.
+/// The first measured rule of [`IndexPolicy::WhenItPays`]: an index is built
+/// whenever the mask has at least this many walkable pixels per subgoal.
 pub const WALKABLE_PIXELS_PER_SUBGOAL: usize = 8;
+
+/// The second measured rule of [`IndexPolicy::WhenItPays`]: on a mask with fewer
+/// than [`WALKABLE_PIXELS_PER_SUBGOAL`] walkable pixels per subgoal, the index is
+/// kept only when its graph's size, subgoals and edges together, is at most this
+/// many per walkable pixel: a query over the graph then does clearly less work than
+/// a fill over the pixels. Measured on the Moving AI maps crowded with corners: a
+/// maze of 1-pixel corridors (0.55: its graph is a tree) answers in half the
+/// fill's time with the index; random obstacles (1.14 to 1.52) answer 1.5 to 1.9
+/// times slower with it.
+pub const MAX_GRAPH_SIZE_PER_WALKABLE_PIXEL: f64 = 0.75;
 
 /// Largest side, in pixels, a mask may have for the index (stops are stored in 16
 /// bits).
@@ -328,6 +344,18 @@ impl SubgoalGraph {
     /// # Panics
     /// As [`SubgoalGraph::build`].
     pub async fn build_pausing(grid: &NavGrid, pause: &mut impl Pause) -> Self {
+        Self::build_within(grid, pause, usize::MAX)
+            .await
+            .expect("no limit on edges")
+    }
+
+    /// [`SubgoalGraph::build_pausing`], giving up (`None`) as soon as the graph is
+    /// known to have more than `max_edges` edges.
+    pub(crate) async fn build_within(
+        grid: &NavGrid,
+        pause: &mut impl Pause,
+        max_edges: usize,
+    ) -> Option<Self> {
         assert!(grid.width() <= MAX_SIDE && grid.height() <= MAX_SIDE);
         let open = grid.open_cells();
         let pw = grid.padded_width();
@@ -404,10 +432,18 @@ impl SubgoalGraph {
                 first..(first + SUBGOALS_BETWEEN_CHECKPOINTS).min(subgoals),
                 &mut pairs,
             );
+            // Each edge is seen from at most both ends, each sighting pushing two
+            // entries: more than four per allowed edge means too many edges.
+            if pairs.len() / 4 > max_edges {
+                return None;
+            }
             checkpoint(pause).await;
         }
         pairs.sort_unstable();
         pairs.dedup_by_key(|p| *p >> 1);
+        if pairs.len() / 2 > max_edges {
+            return None;
+        }
         let mut offsets = Vec::with_capacity(graph.cells.len() + 1);
         let mut neighbours = Vec::with_capacity(pairs.len());
         offsets.push(0);
@@ -423,7 +459,7 @@ impl SubgoalGraph {
         }
         graph.offsets = offsets;
         graph.neighbours = neighbours;
-        graph
+        Some(graph)
     }
 
     /// Scans from each subgoal of `ids` and appends both directions of every pair it

@@ -115,6 +115,10 @@ pub struct MaskSummary {
     pub index_build_ms: Option<f64>,
     /// The index's bytes per mask pixel, when built.
     pub index_bytes_per_pixel: Option<f64>,
+    /// The index's graph size (subgoals and edges) per walkable pixel, when built
+    /// (the planner's rule keeps the index of a mask crowded with subgoals only up to
+    /// `walkmask::subgoal::MAX_GRAPH_SIZE_PER_WALKABLE_PIXEL`).
+    pub index_graph_per_walkable: Option<f64>,
     /// Median `DistanceField::new` (one per start), milliseconds.
     pub warm_field_median_ms: Option<f64>,
     /// Number of warm fields.
@@ -255,10 +259,13 @@ pub fn summarise(run: &MaskRun) -> (MaskSummary, Vec<Mismatch>) {
         jps_prep_ms: run.jps_prep.map(|d| us(d) / 1e3),
         subgoals: run.subgoals,
         walkable_per_subgoal: (run.subgoals > 0).then(|| run.walkable as f64 / run.subgoals as f64),
-        index_build_ms: run.index.map(|(d, _)| us(d) / 1e3),
+        index_build_ms: run.index.map(|(d, _, _)| us(d) / 1e3),
         index_bytes_per_pixel: run
             .index
-            .map(|(_, b)| b as f64 / (run.width as f64 * run.height as f64)),
+            .map(|(_, b, _)| b as f64 / (run.width as f64 * run.height as f64)),
+        index_graph_per_walkable: run
+            .index
+            .map(|(_, _, e)| (run.subgoals + e) as f64 / run.walkable.max(1) as f64),
         warm_field_median_ms,
         warm_fields: run.fields.len(),
         warm_field_mean_settled: mean(&settled),
@@ -337,8 +344,13 @@ pub fn mask_table(s: &MaskSummary) -> String {
         "   index: {} subgoals ({} walkable px each) | {}",
         s.subgoals,
         opt(s.walkable_per_subgoal, 1),
-        match (s.index_build_ms, s.index_bytes_per_pixel) {
-            (Some(ms), Some(b)) => format!("built in {ms:.1} ms, {b:.3} bytes per pixel"),
+        match (
+            s.index_build_ms,
+            s.index_bytes_per_pixel,
+            s.index_graph_per_walkable
+        ) {
+            (Some(ms), Some(b), Some(g)) =>
+                format!("built in {ms:.1} ms, {b:.3} bytes per pixel, graph {g:.2} per walkable px"),
             _ => "not built: every query fills".into(),
         }
     );

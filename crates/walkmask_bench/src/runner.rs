@@ -57,9 +57,9 @@ pub struct MaskRun {
     pub navgrid_prep: Duration,
     /// Subgoals of the mask (`walkmask::subgoal::count_subgoals`).
     pub subgoals: usize,
-    /// `NavGrid::build_index` time and the index's bytes, when the planner built
-    /// one.
-    pub index: Option<(Duration, usize)>,
+    /// `NavGrid::build_index` time, the index's bytes and its edges, when the
+    /// planner built one.
+    pub index: Option<(Duration, usize, usize)>,
     /// `grid_pathfinding` grid build time (set every blocked cell, then components).
     pub jps_prep: Option<Duration>,
     /// Time of each warm distance field (`DistanceField::new`, one per start).
@@ -148,7 +148,7 @@ pub fn run_mask(
     let t = Instant::now();
     let index = planner
         .and_then(|policy| grid.build_index(policy))
-        .map(|index| (t.elapsed(), index.memory_bytes()));
+        .map(|index| (t.elapsed(), index.memory_bytes(), index.edge_count()));
     let (w, h) = (grid.width(), grid.height());
     let queries = &mask.queries;
     let bitmap = methods::walkable_bitmap(&grid);
