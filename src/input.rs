@@ -21,8 +21,10 @@ use crate::walker::{PlayerWalker, Walker};
 pub enum ClickInput {
     /// Bevy picking (cargo feature `picking`, on by default): a `Pointer<Click>` with
     /// the primary button on a [`WalkRoom`](crate::WalkRoom) entity, or on a child of
-    /// one, walks there. The hit position comes in world space from the camera that
-    /// saw it; UI (with Bevy's `ui_picking`) and hotspots above the room take their
+    /// one, walks to where the button came up: the click's pointer position through
+    /// the camera that saw the hit, on the hit's plane (Bevy gives a click the hit of
+    /// the frame before the release; when the release point is off the room's mask,
+    /// that hit's world position is used). UI (with Bevy's `ui_picking`) and hotspots above the room take their
     /// clicks first. A hotspot that is a child of the room passes its clicks on to the
     /// room unless its observer stops them (`click.propagate(false)`). The room needs a
     /// picking backend that hits it: with Bevy's `sprite_picking`, a `Sprite` on the
@@ -202,6 +204,7 @@ pub(crate) fn walk_to_clicked_room(
     parents: Parents,
     rooms: Rooms,
     masks: Res<Assets<WalkMask>>,
+    cameras: PickingCameras,
     mut requests: MessageWriter<WalkRequest>,
 ) {
     if !clicks.count_from(ClickInput::Picking)
@@ -210,10 +213,20 @@ pub(crate) fn walk_to_clicked_room(
         return;
     }
     let (room, target) = if rooms.get(click.entity).is_ok() {
-        let Some(target) = click.event.hit.position.map(|p| p.truncate()) else {
+        let Some(hit) = click.event.hit.position.map(|p| p.truncate()) else {
             return;
         };
-        (click.entity, target)
+        // Where the button came up, when that is on this room's mask too; else the hit.
+        let on_room = |at: Vec2| {
+            rooms.get(click.entity).is_ok_and(|(_, room, transform)| {
+                masks.get(&room.mask).is_some_and(|mask| {
+                    let mapping = room.mapping(transform, mask.size());
+                    mapping.is_valid() && mapping.covers(at)
+                })
+            })
+        };
+        let released = cameras.release_point(&click).filter(|&at| on_room(at));
+        (click.entity, released.unwrap_or(hit))
     } else if let Ok((obstacle, transform, child_of)) = obstacles.get(click.entity)
         && obstacle.solid
     {
@@ -230,6 +243,54 @@ pub(crate) fn walk_to_clicked_room(
         return;
     }
     walk_players_in(room, target, &players, &mut requests);
+}
+
+/// The cameras a picking hit names, to find where a click's button came up.
+#[cfg(feature = "picking")]
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct PickingCameras<'w, 's> {
+    cameras: Query<
+        'w,
+        's,
+        (
+            &'static Camera,
+            &'static bevy::camera::RenderTarget,
+            &'static GlobalTransform,
+        ),
+    >,
+    primary_window: Query<'w, 's, Entity, With<PrimaryWindow>>,
+}
+
+#[cfg(feature = "picking")]
+impl PickingCameras<'_, '_> {
+    /// The world point where `click`'s button came up: its pointer position, through
+    /// the camera of its hit, on the plane of the hit. Bevy picking gives a click the
+    /// hit of the frame before the release (touch pointers hover nothing once
+    /// lifted), so a pointer that moved in that frame (a tap, or a click at the end
+    /// of a quick move) would walk to where it was a frame earlier. `None` when the
+    /// hit has no position or camera, or the pointer is outside that camera's
+    /// viewport.
+    fn release_point(
+        &self,
+        click: &bevy::picking::events::Pointer<bevy::picking::events::Click>,
+    ) -> Option<Vec2> {
+        let hit = &click.event.hit;
+        let on = hit.position?;
+        let (camera, render_target, transform) = self.cameras.get(hit.camera).ok()?;
+        let location = &click.pointer_location;
+        if !location.is_in_viewport(camera, render_target, &self.primary_window) {
+            return None;
+        }
+        let ray = camera
+            .viewport_to_world(transform, location.position)
+            .ok()?;
+        let facing = hit
+            .normal
+            .and_then(|n| Dir3::new(n).ok())
+            .unwrap_or(Dir3::Z);
+        let along = ray.intersect_plane(on, InfinitePlane3d::new(facing))?;
+        Some(ray.get_point(along).truncate()).filter(|p| p.is_finite())
+    }
 }
 
 /// The world position under the cursor of the primary window, through the clicked

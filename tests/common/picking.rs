@@ -45,3 +45,41 @@ pub fn click_counted(
     );
     app.world_mut().trigger(event);
 }
+
+/// Triggers a primary picking click on `entity` whose hit (Bevy gives a click the
+/// hit of the frame before the release) is at world point `hit_at`, seen by
+/// `camera`, and whose button came up over `window` (from
+/// [`window_and_camera`](crate::common::window_and_camera)) at world point
+/// `released_at`.
+pub fn click_released(
+    app: &mut App,
+    entity: Entity,
+    hit_at: Vec2,
+    camera: Entity,
+    window: Entity,
+    released_at: Vec2,
+) {
+    use bevy::camera::RenderTarget;
+    use bevy::picking::events::{Click, Pointer};
+    use bevy::picking::pointer::{Location, PointerButton, PointerId};
+    use bevy::window::WindowRef;
+    let hit = bevy::picking::backend::HitData::new(camera, 0.0, Some(hit_at.extend(0.0)), None);
+    let location = Location {
+        target: RenderTarget::Window(WindowRef::Primary)
+            .normalize(Some(window))
+            .expect("the primary window"),
+        position: Vec2::new(640.0 + released_at.x, 360.0 - released_at.y),
+    };
+    let event = Pointer::new(
+        PointerId::Mouse,
+        location,
+        Click {
+            button: PointerButton::Primary,
+            hit,
+            duration: std::time::Duration::from_millis(80),
+            count: 1,
+        },
+        entity,
+    );
+    app.world_mut().trigger(event);
+}

@@ -609,6 +609,47 @@ fn picking_clicks_walk_the_players_in_the_clicked_room() {
     assert!(!app.world().resource::<Log>().has(player_right, |_| true));
 }
 
+/// A picking click walks to where the button came up. Bevy gives a click the hit of
+/// the frame before the release, so a pointer that moved in that frame (a tap, a
+/// click at the end of a quick move) walked to where the pointer was a frame earlier.
+/// A release off the room keeps the hit.
+#[cfg(feature = "picking")]
+#[test]
+fn a_picking_click_walks_to_where_the_button_came_up() {
+    let mut app = app_with(deterministic());
+    let mask = add_mask(&mut app, 64, 48, |_, _| 1);
+    let room = app.world_mut().spawn(WalkRoom::new(mask)).id();
+    let player = app
+        .world_mut()
+        .spawn((
+            Walker::new(400.0),
+            PlayerWalker,
+            Transform::from_translation(px(10, 10).extend(1.0)),
+        ))
+        .id();
+    let window = common::window_and_camera(&mut app);
+    let camera = app
+        .world_mut()
+        .query_filtered::<Entity, With<Camera2d>>()
+        .single(app.world())
+        .unwrap();
+    run(&mut app, 1);
+
+    let (hit, released) = (px(20, 20), px(50, 30));
+    picking::click_released(&mut app, room, hit, camera, window, released);
+    run(&mut app, 2);
+    let ready = app.world().resource::<Log>().ready(player);
+    assert_eq!(ready.len(), 1);
+    assert!(ready[0].0.distance(released) < 1e-3, "{:?}", ready[0].0);
+
+    // Let go off the room (the window shows more than the room): the hit it had.
+    picking::click_released(&mut app, room, hit, camera, window, Vec2::new(300.0, 0.0));
+    run(&mut app, 2);
+    let ready = app.world().resource::<Log>().ready(player);
+    assert_eq!(ready.len(), 2);
+    assert_eq!(ready[1].0, hit);
+}
+
 /// Revisions come from a counter: a mask made after another is dropped never takes
 /// its revision (a buffer address could be reused).
 #[test]
